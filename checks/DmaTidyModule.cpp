@@ -1,0 +1,30 @@
+//===- DmaTidyModule.cpp - The clang-tidy module `dma` --------------------===//
+//
+// Registers every dma-* check under its user-facing name, in one place.
+//
+//===----------------------------------------------------------------------===//
+#include "DeviceIdTypeMismatchCheck.h"
+#include "SrcSemDeviceIdMismatchCheck.h"
+#include "StartPriorityCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+
+namespace dmalint::checks {
+
+class DmaTidyModule : public clang::tidy::ClangTidyModule {
+public:
+  void addCheckFactories(clang::tidy::ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
+    Factories.registerCheck<SrcSemDeviceIdMismatchCheck>("dma-src-sem-device-id-mismatch");
+    Factories.registerCheck<StartPriorityCheck>("dma-start-priority");
+  }
+};
+
+static clang::tidy::ClangTidyModuleRegistry::Add<DmaTidyModule>
+    Registration("dma-module", "Checks for DMA-descriptor misuse in kernels.");
+
+} // namespace dmalint::checks
+
+// Referenced by the standalone tool so the linker keeps this object (and with
+// it the registration above).
+volatile int DmaTidyModuleAnchorSource = 0;

@@ -1,0 +1,101 @@
+//===- ApiModel.h - Which declarations are the DMA API ----------*- C++ -*-===//
+//
+// The analysis and the checks speak of roles (descriptor type, remote factory,
+// wait-send method); this is the one place that maps roles to declarations.
+// The default is the reference API of <tpu/dma.h>.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_APIMODEL_H
+#define DMALINT_APIMODEL_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Type.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dmalint {
+
+/// What a function or method of the API does to, or says about, a descriptor.
+enum class ApiRole {
+  None,
+  LocalFactory,         ///< make_async_copy: returns a local, unstarted copy.
+  RemoteFactory,        ///< make_async_remote_copy: remote, unstarted.
+  StartedLocalFactory,  ///< async_copy: local, already started.
+  StartedRemoteFactory, ///< async_remote_copy: remote, already started.
+  IsRemote,             ///< d.is_remote()
+  Start,                ///< d.start(priority)
+  Wait,                 ///< d.wait(): both sides of a remote copy.
+  WaitSend,             ///< d.wait_send(): remote only.
+  WaitRecv,             ///< d.wait_recv()
+  DeviceQuery,          ///< program_id() and friends: same value everywhere in one call.
+};
+
+/// A function (or the descriptor constructor) that takes a device id and the
+/// kind of that id, by parameter position.
+struct DeviceIdUse {
+  std::string Function; ///< Qualified name, or the descriptor type for its constructor.
+  unsigned DeviceIdParam;
+  unsigned DeviceIdTypeParam;
+};
+
+/// The mapping from the API's spelling to roles.
+struct ApiModel {
+  std::vector<std::string> DescriptorTypes;
+  std::vector<std::pair<std::string, ApiRole>> Functions; ///< Free functions.
+  std::vector<std::pair<std::string, ApiRole>> Methods;   ///< Descriptor methods.
+  /// Positions of the general constructor's source-semaphore and device-id
+  /// parameters (std::optional-like: "engaged" means set).
+  unsigned CtorSrcSemParam = 3;
+  unsigned CtorDeviceIdParam = 4;
+  unsigned StartPriorityParam = 0;
+  std::string DeviceIdType;      ///< Qualified name of the device id class.
+  std::string DeviceIdKindEnum;  ///< Qualified name of the enum of id kinds.
+  std::string LogicalEnumerator; ///< The enumerator that takes one logical id.
+  std::string MeshEnumerator;    ///< The enumerator that takes mesh coordinates.
+  std::vector<DeviceIdUse> DeviceIdUses;
+
+  /// The model of the reference API in <tpu/dma.h>.
+  static ApiModel builtin();
+};
+
+/// An ApiModel prepared for fast queries against AST declarations.
+class ApiIndex {
+public:
+  explicit ApiIndex(ApiModel Model);
+
+  const ApiModel &model() const { return Model; }
+
+  /// True for a (possibly cv-qualified) descriptor class type.
+  bool isDescriptorType(clang::QualType T) const;
+  /// The role of a called function or method; None when it is not the API.
+  ApiRole roleOf(const clang::FunctionDecl *FD) const;
+  /// True for a constructor of a descriptor type (the general form).
+  bool isDescriptorConstructor(const clang::CXXConstructorDecl *Ctor) const;
+  bool isDeviceIdType(clang::QualType T) const;
+  /// The device-id use that \p FD (a function or the descriptor constructor)
+  /// makes, if any.
+  const DeviceIdUse *deviceIdUseOf(const clang::FunctionDecl *FD) const;
+  /// True when \p ECD is the enumerator for logical device ids.
+  bool isLogicalEnumerator(const clang::EnumConstantDecl *ECD) const;
+
+private:
+  bool isNamed(const clang::NamedDecl *D, llvm::StringRef Qualified) const;
+
+  ApiModel Model;
+  // Keyed by unqualified name first: the common case (not the API) is then one
+  // hash lookup with no string building.
+  llvm::StringMap<std::vector<std::pair<std::string, ApiRole>>> FunctionsByName;
+  llvm::StringMap<ApiRole> MethodsByName;
+  llvm::StringMap<std::vector<std::string>> DescriptorTypesByName;
+};
+
+/// The qualified name without a leading "::".
+std::string qualifiedName(const clang::NamedDecl *D);
+
+} // namespace dmalint
+
+#endif // DMALINT_APIMODEL_H

@@ -1,0 +1,54 @@
+//===- Arguments.h - What an API call's arguments say, without dataflow -*- C++ -*-===//
+//
+// Facts read off one call's arguments: whether an optional argument is set,
+// the value of a constant priority, how many mesh coordinates a device id has.
+// The dataflow analysis refines the "Unknown" answers along paths.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_ARGUMENTS_H
+#define DMALINT_ARGUMENTS_H
+
+#include "dmalint/ApiModel.h"
+#include "dmalint/AstUtil.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include <cstdint>
+#include <optional>
+
+namespace dmalint {
+
+/// Whether an optional-like argument holds a value.
+enum class Engagement {
+  Omitted,    ///< Not written: the parameter's default (std::nullopt) applies.
+  Disengaged, ///< Written as std::nullopt, {} or a default-constructed optional.
+  Engaged,    ///< Written as a value (or an optional built from one).
+  Unknown,    ///< Anything else, e.g. an optional variable.
+};
+
+/// The engagement of argument \p Index of a call or construction.
+Engagement argumentEngagement(llvm::ArrayRef<const clang::Expr *> Args,
+                              unsigned Index);
+/// The engagement of one argument expression.
+Engagement engagementOf(const clang::Expr *Arg);
+
+/// The value of \p E when it is a constant expression (not dependent).
+std::optional<int64_t> constantInt(const clang::Expr *E,
+                                   const clang::ASTContext &Ctx);
+
+/// The device id an argument builds, looking through std::optional wrapping
+/// and (for local variables initialised once and never assigned) through the
+/// variable: the number of mesh coordinates and the expression that built it.
+struct DeviceIdShape {
+  unsigned MeshCoordinates = 0;
+  const clang::Expr *Construction = nullptr;
+};
+std::optional<DeviceIdShape> deviceIdShape(const clang::Expr *Arg,
+                                           const ApiIndex &Api,
+                                           clang::ASTContext &Ctx);
+
+/// Arguments as written (default arguments included, as CXXDefaultArgExpr).
+llvm::SmallVector<const clang::Expr *, 8> callArguments(const clang::Expr *Call);
+
+} // namespace dmalint
+
+#endif // DMALINT_ARGUMENTS_H

@@ -1,0 +1,25 @@
+//===- AstUtil.h - Small AST helpers shared by the analysis and checks -*- C++ -*-===//
+#ifndef DMALINT_ASTUTIL_H
+#define DMALINT_ASTUTIL_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include <string>
+
+namespace dmalint {
+
+/// \p E without parentheses, implicit casts, temporaries, cleanups and
+/// elidable copies: the expression that makes the value.
+const clang::Expr *stripWrappers(const clang::Expr *E);
+
+/// True when \p S sits in a template pattern (code that is never run as
+/// written; only its instantiations are analysed).
+bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);
+
+/// The source text of \p E as written, or "" when it does not come from one
+/// contiguous range of a file.
+std::string spelling(const clang::Expr *E, const clang::ASTContext &Ctx);
+
+} // namespace dmalint
+
+#endif // DMALINT_ASTUTIL_H

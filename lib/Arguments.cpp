@@ -1,0 +1,143 @@
+//===- Arguments.cpp - What an API call's arguments say, without dataflow ===//
+#include "dmalint/Arguments.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+llvm::SmallVector<const Expr *, 8> callArguments(const Expr *Call) {
+  llvm::SmallVector<const Expr *, 8> Args;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Call))
+    Args.append(CE->arg_begin(), CE->arg_end());
+  else if (const auto *CE = dyn_cast<CallExpr>(Call)) {
+    // Member operator calls carry the object as argument 0.
+    unsigned First = isa<CXXOperatorCallExpr>(CE) &&
+                             isa_and_nonnull<CXXMethodDecl>(CE->getDirectCallee())
+                         ? 1
+                         : 0;
+    for (unsigned I = First; I < CE->getNumArgs(); ++I)
+      Args.push_back(CE->getArg(I));
+  }
+  return Args;
+}
+
+static bool isStdOptional(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier() || RD->getName() != "optional")
+    return false;
+  return RD->isInStdNamespace();
+}
+
+static bool isNulloptType(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == "nullopt_t" &&
+         RD->isInStdNamespace();
+}
+
+Engagement engagementOf(const Expr *Arg) {
+  if (!Arg)
+    return Engagement::Unknown;
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(Arg)) {
+    Engagement Default = engagementOf(DA->getExpr());
+    return Default == Engagement::Disengaged ? Engagement::Omitted : Default;
+  }
+  const Expr *E = stripWrappers(Arg);
+  if (isNulloptType(E->getType()))
+    return Engagement::Disengaged;
+  if (const auto *ILE = dyn_cast<InitListExpr>(E))
+    return ILE->getNumInits() == 0 ? Engagement::Disengaged : Engagement::Unknown;
+  if (isa<CXXScalarValueInitExpr>(E) || isa<ImplicitValueInitExpr>(E))
+    return Engagement::Disengaged;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    if (!isStdOptional(CE->getType()))
+      return Engagement::Unknown;
+    if (CE->getNumArgs() == 0)
+      return Engagement::Disengaged;
+    const Expr *Inner = CE->getArg(0);
+    QualType InnerType = stripWrappers(Inner)->getType();
+    if (isNulloptType(InnerType))
+      return Engagement::Disengaged;
+    if (isStdOptional(InnerType))
+      return engagementOf(Inner); // optional<T> from another optional.
+    return Engagement::Engaged;   // From a value, or std::in_place.
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (const FunctionDecl *FD = Call->getDirectCallee())
+      if (FD->getIdentifier() && FD->getName() == "make_optional" &&
+          FD->isInStdNamespace())
+        return Engagement::Engaged;
+  }
+  return Engagement::Unknown;
+}
+
+Engagement argumentEngagement(llvm::ArrayRef<const Expr *> Args,
+                              unsigned Index) {
+  if (Index >= Args.size())
+    return Engagement::Omitted;
+  return engagementOf(Args[Index]);
+}
+
+std::optional<int64_t> constantInt(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+    E = DA->getExpr();
+  Expr::EvalResult Result;
+  if (!E->EvaluateAsInt(Result, Ctx))
+    return std::nullopt;
+  return Result.Val.getInt().getSExtValue();
+}
+
+/// True when a local variable is never the target of an assignment, so its
+/// initialiser is its value everywhere.
+static bool isNeverAssigned(const VarDecl *VD, ASTContext &Ctx) {
+  using namespace ast_matchers;
+  const auto *Fn = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return false;
+  auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+  auto Writes = match(
+      findAll(stmt(anyOf(
+          cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(Ref))),
+          binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(Ref))),
+          unaryOperator(hasOperatorName("&"), hasUnaryOperand(ignoringParenImpCasts(Ref)))))
+              .bind("w")),
+      *Fn->getBody(), Ctx);
+  return Writes.empty();
+}
+
+std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
+                                           ASTContext &Ctx) {
+  const Expr *E = stripWrappers(Arg);
+  if (!E || E->isTypeDependent() || E->isValueDependent())
+    return std::nullopt;
+  // std::optional<DeviceId>(x): look at x.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+      CE && isStdOptional(CE->getType()) && CE->getNumArgs() >= 1)
+    E = stripWrappers(CE->getArg(CE->getNumArgs() - 1));
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+        VD->getType()->isReferenceType() || !isNeverAssigned(VD, Ctx))
+      return std::nullopt;
+    E = stripWrappers(VD->getInit());
+  }
+  const auto *CE = dyn_cast<CXXConstructExpr>(E);
+  if (!CE || !Api.isDeviceIdType(CE->getType()) || CE->getNumArgs() != 1)
+    return std::nullopt;
+  const auto *List =
+      dyn_cast<CXXStdInitializerListExpr>(stripWrappers(CE->getArg(0)));
+  if (!List)
+    return DeviceIdShape{0, CE}; // The logical-id constructor.
+  const auto *Inits = dyn_cast<InitListExpr>(stripWrappers(List->getSubExpr()));
+  if (!Inits)
+    return std::nullopt;
+  return DeviceIdShape{Inits->getNumInits(), CE};
+}
+
+} // namespace dmalint

@@ -1,0 +1,57 @@
+//===- AstUtil.cpp - Small AST helpers shared by the analysis and checks ===//
+#include "dmalint/AstUtil.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+const Expr *stripWrappers(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = MTE->getSubExpr();
+    else if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = BTE->getSubExpr();
+    else if (const auto *EWC = dyn_cast<ExprWithCleanups>(Next))
+      Next = EWC->getSubExpr();
+    else if (const auto *FCE = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = FCE->getSubExpr();
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
+             CE && CE->getNumArgs() == 1 && CE->getConstructor() &&
+             CE->getConstructor()->isCopyOrMoveConstructor())
+      Next = CE->getArg(0); // Elidable copies/moves of the same value.
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  // Walk up through statements to the nearest declaration.
+  while (!Parents.empty()) {
+    const DynTypedNode &P = Parents[0];
+    if (const auto *D = P.get<Decl>()) {
+      if (const auto *DC = dyn_cast<DeclContext>(D))
+        return DC->isDependentContext();
+      return D->getDeclContext() && D->getDeclContext()->isDependentContext();
+    }
+    Parents = Ctx.getParents(P);
+  }
+  return false;
+}
+
+std::string spelling(const Expr *E, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E->getSourceRange()), SM, Ctx.getLangOpts());
+  if (Range.isInvalid())
+    return "";
+  return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+}
+
+} // namespace dmalint

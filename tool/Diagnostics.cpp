@@ -1,0 +1,202 @@
+//===- Diagnostics.cpp - Printing findings and applying their fixes -------===//
+#include "Diagnostics.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include <algorithm>
+#include <map>
+
+using namespace clang;
+using namespace clang::tidy;
+
+namespace dmalint::tool {
+
+ResolvedLocation SourceCache::resolve(const std::string &Path, unsigned Offset) {
+  File &F = Files[Path];
+  if (!F.Loaded) {
+    F.Loaded = true;
+    if (auto Buffer = llvm::MemoryBuffer::getFile(Path))
+      F.Text = (*Buffer)->getBuffer().str();
+    F.LineStarts.push_back(0);
+    for (unsigned I = 0; I < F.Text.size(); ++I)
+      if (F.Text[I] == '\n')
+        F.LineStarts.push_back(I + 1);
+  }
+  ResolvedLocation L;
+  L.Path = Path;
+  if (F.Text.empty() || Offset > F.Text.size())
+    return L;
+  auto It = std::upper_bound(F.LineStarts.begin(), F.LineStarts.end(), Offset);
+  unsigned LineIndex = static_cast<unsigned>(It - F.LineStarts.begin()) - 1;
+  unsigned Start = F.LineStarts[LineIndex];
+  L.Line = LineIndex + 1;
+  L.Column = Offset - Start + 1;
+  size_t End = F.Text.find('\n', Start);
+  L.LineText = F.Text.substr(Start, End == std::string::npos ? std::string::npos
+                                                             : End - Start);
+  if (!L.LineText.empty() && L.LineText.back() == '\r')
+    L.LineText.pop_back();
+  return L;
+}
+
+std::string absolutePath(llvm::StringRef FilePath,
+                         const std::string &BuildDirectory) {
+  llvm::SmallString<256> Path(FilePath);
+  if (!Path.empty() && !llvm::sys::path::is_absolute(Path) && !BuildDirectory.empty())
+    Path = (llvm::Twine(BuildDirectory) + "/" + FilePath).str();
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::string(Path);
+}
+
+bool isCompilerError(const ClangTidyError &Error) {
+  return Error.DiagLevel == ClangTidyError::Error && !Error.IsWarningAsError;
+}
+
+static void printOne(llvm::raw_ostream &OS, SourceCache &Sources,
+                     const tooling::DiagnosticMessage &Message,
+                     const std::string &BuildDirectory, llvm::StringRef Level,
+                     llvm::raw_ostream::Colors LevelColor, llvm::StringRef Suffix,
+                     bool UseColor) {
+  if (Message.FilePath.empty()) {
+    // Diagnostics without a location (e.g. a bad command-line flag).
+    OS << Level << ": " << Message.Message << Suffix << "\n";
+    return;
+  }
+  ResolvedLocation L = Sources.resolve(absolutePath(Message.FilePath, BuildDirectory),
+                                       Message.FileOffset);
+  if (UseColor)
+    OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
+  OS << L.Path << ":" << L.Line << ":" << L.Column << ": ";
+  if (UseColor)
+    OS.changeColor(LevelColor, /*Bold=*/true);
+  OS << Level << ":";
+  if (UseColor)
+    OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
+  OS << " " << Message.Message << Suffix << "\n";
+  if (UseColor)
+    OS.resetColor();
+  if (L.Line == 0)
+    return;
+  // Clang's snippet format: a line-number gutter, the line, a caret.
+  std::string Number = std::to_string(L.Line);
+  std::string Gutter(std::max<size_t>(Number.size(), 5), ' ');
+  OS << Gutter.substr(Number.size()) << Number << " | " << L.LineText << "\n";
+  std::string Caret;
+  for (unsigned I = 0; I + 1 < L.Column && I < L.LineText.size(); ++I)
+    Caret += L.LineText[I] == '\t' ? '\t' : ' ';
+  OS << Gutter << " | " << Caret;
+  if (UseColor)
+    OS.changeColor(llvm::raw_ostream::GREEN, /*Bold=*/true);
+  OS << "^\n";
+  if (UseColor)
+    OS.resetColor();
+}
+
+void printDiagnostics(llvm::ArrayRef<ClangTidyError> Errors, SourceCache &Sources,
+                      llvm::raw_ostream &OS, bool UseColor) {
+  for (const ClangTidyError &E : Errors) {
+    bool IsError = E.DiagLevel == ClangTidyError::Error;
+    std::string Suffix;
+    if (!llvm::StringRef(E.DiagnosticName).starts_with("clang-diagnostic-error"))
+      Suffix = " [" + E.DiagnosticName + (E.IsWarningAsError ? ",-warnings-as-errors" : "") + "]";
+    printOne(OS, Sources, E.Message, E.BuildDirectory, IsError ? "error" : "warning",
+             IsError ? llvm::raw_ostream::RED : llvm::raw_ostream::MAGENTA, Suffix,
+             UseColor);
+    for (const tooling::DiagnosticMessage &Note : E.Notes)
+      printOne(OS, Sources, Note, E.BuildDirectory, "note", llvm::raw_ostream::CYAN, "",
+               UseColor);
+  }
+}
+
+/// Writes \p Content to \p Path through a temporary file in the same
+/// directory and a rename, so an interrupted run leaves the old or the new
+/// file, never half of one; the file keeps its permissions.
+static llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Content) {
+  auto Perms = llvm::sys::fs::getPermissions(Path);
+  if (!Perms)
+    return llvm::errorCodeToError(Perms.getError());
+  llvm::SmallString<256> Temp;
+  int FD;
+  if (auto EC = llvm::sys::fs::createUniqueFile(Path + ".dmalint-%%%%%%", FD, Temp))
+    return llvm::errorCodeToError(EC);
+  {
+    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    Out << Content;
+    Out.close();
+    if (Out.has_error()) {
+      llvm::sys::fs::remove(Temp);
+      return llvm::errorCodeToError(Out.error());
+    }
+  }
+  if (auto EC = llvm::sys::fs::setPermissions(Temp, *Perms)) {
+    llvm::sys::fs::remove(Temp);
+    return llvm::errorCodeToError(EC);
+  }
+  if (auto EC = llvm::sys::fs::rename(Temp, Path)) {
+    llvm::sys::fs::remove(Temp);
+    return llvm::errorCodeToError(EC);
+  }
+  return llvm::Error::success();
+}
+
+FixOutcome applyFixes(llvm::ArrayRef<ClangTidyError> Errors) {
+  FixOutcome Outcome;
+  std::map<std::string, tooling::Replacements> ByFile;
+  for (const ClangTidyError &E : Errors) {
+    if (E.Message.Fix.empty() || isCompilerError(E))
+      continue;
+    // All of a finding's replacements go in, or none do.
+    std::map<std::string, tooling::Replacements> Candidate = ByFile;
+    bool Conflict = false;
+    for (const auto &FileAndReplacements : E.Message.Fix) {
+      for (const tooling::Replacement &R : FileAndReplacements.getValue()) {
+        std::string Path = absolutePath(R.getFilePath(), E.BuildDirectory);
+        tooling::Replacement Normalized(Path, R.getOffset(), R.getLength(),
+                                        R.getReplacementText());
+        tooling::Replacements &Set = Candidate[Path];
+        // The same edit twice (one finding per template instantiation, or a
+        // header seen by several files) is one edit.
+        bool Duplicate = llvm::any_of(Set, [&](const tooling::Replacement &Old) {
+          return Old == Normalized;
+        });
+        if (Duplicate)
+          continue;
+        if (llvm::Error Err = Set.add(Normalized)) {
+          llvm::consumeError(std::move(Err));
+          Conflict = true;
+          break;
+        }
+      }
+      if (Conflict)
+        break;
+    }
+    if (Conflict) {
+      ++Outcome.Conflicts;
+      continue;
+    }
+    ByFile = std::move(Candidate);
+    ++Outcome.Applied;
+  }
+  for (auto &[Path, Replacements] : ByFile) {
+    auto Buffer = llvm::MemoryBuffer::getFile(Path);
+    if (!Buffer) {
+      Outcome.Failures.push_back(Path + ": " + Buffer.getError().message());
+      continue;
+    }
+    auto NewCode = tooling::applyAllReplacements((*Buffer)->getBuffer(), Replacements);
+    if (!NewCode) {
+      Outcome.Failures.push_back(Path + ": " + llvm::toString(NewCode.takeError()));
+      continue;
+    }
+    if (llvm::Error Err = writeAtomically(Path, *NewCode)) {
+      Outcome.Failures.push_back(Path + ": " + llvm::toString(std::move(Err)));
+      continue;
+    }
+    ++Outcome.FilesWritten;
+  }
+  return Outcome;
+}
+
+} // namespace dmalint::tool

@@ -1,0 +1,43 @@
+//===- Driver.h - Compile commands in, clang-tidy findings out --*- C++ -*-===//
+#ifndef DMALINT_TOOL_DRIVER_H
+#define DMALINT_TOOL_DRIVER_H
+
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dmalint::tool {
+
+/// Where the compile commands come from: flags after `--`, or a database.
+struct CompilationSource {
+  std::optional<std::vector<std::string>> FixedFlags; ///< After `--`.
+  std::string BuildPath;                              ///< -p
+};
+
+/// Loads the compile commands, with clang's builtin headers made findable.
+/// Fails with a message a user can act on.
+llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+loadCompilations(const CompilationSource &Source,
+                 const std::vector<std::string> &Files);
+
+/// The options dmalint runs with when no .clang-tidy says otherwise.
+clang::tidy::ClangTidyOptions defaultOptions();
+
+/// Runs the enabled checks over \p Files.
+std::vector<clang::tidy::ClangTidyError>
+runChecks(const clang::tooling::CompilationDatabase &Compilations,
+          const std::vector<std::string> &Files,
+          const clang::tidy::ClangTidyOptions &Overrides);
+
+/// The names of the checks enabled for \p File under \p Overrides.
+std::vector<std::string> enabledChecks(const std::string &File,
+                                       const clang::tidy::ClangTidyOptions &Overrides);
+
+} // namespace dmalint::tool
+
+#endif

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what dmalint needs on Debian 12 (only what is missing), then
+# configures and builds it into build/. Idempotent and non-interactive.
+#
+#   DMALINT_LLVM_MAJOR=22 scripts/setup.sh   # build against LLVM 22 instead of 19
+#   BUILD_DIR=out scripts/setup.sh           # another build directory
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+major="${DMALINT_LLVM_MAJOR:-19}"
+build_dir="${BUILD_DIR:-build}"
+packages=(cmake ninja-build g++ python3 libgtest-dev
+          "libclang-$major-dev" "llvm-$major-dev" "clang-tidy-$major" "clang-$major"
+          "libclang-cpp$major-dev" "llvm-$major-tools")
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR="$major" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build_dir"
+# The bundled examples, with a compile_commands.json for `dmalint -p`.
+cmake -S examples -B "$build_dir/examples" -G Ninja >/dev/null
+echo "setup: built $build_dir/bin/dmalint and $build_dir/lib/libdmalint-tidy.so"

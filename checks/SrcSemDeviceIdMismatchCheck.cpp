@@ -57,10 +57,7 @@ void SrcSemDeviceIdMismatchCheck::check(const MatchFinder::MatchResult &Result) 
   StringRef SetName = SetIndex == M.CtorSrcSemParam ? SrcName : DevName;
   StringRef UnsetName = SetIndex == M.CtorSrcSemParam ? DevName : SrcName;
 
-  SourceLocation Where = isa<CXXTemporaryObjectExpr>(Construct)
-                             ? Construct->getBeginLoc()
-                             : Construct->getLocation();
-  diag(Where, "either both or neither '%0' and '%1' can be set, but only '%2' is")
+  diag(constructionLoc(Construct), "either both or neither '%0' and '%1' can be set, but only '%2' is")
       << SrcName << DevName << SetName;
   bool Omitted = argumentEngagement(Args, UnsetIndex) == Engagement::Omitted;
   diag(Args[SetIndex]->getBeginLoc(), "'%0' is set here, but '%1' is %2",

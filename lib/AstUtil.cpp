@@ -54,4 +54,13 @@ std::string spelling(const Expr *E, const ASTContext &Ctx) {
   return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
 }
 
+SourceLocation constructionLoc(const Expr *Site) {
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Site))
+    if (const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens()))
+      return ME->getMemberLoc();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Site); CE && !isa<CXXTemporaryObjectExpr>(CE))
+    return CE->getLocation();
+  return Site->getBeginLoc();
+}
+
 } // namespace dmalint

@@ -20,6 +20,10 @@ bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);
 /// contiguous range of a file.
 std::string spelling(const clang::Expr *E, const clang::ASTContext &Ctx);
 
+/// Where a construction is best pointed at: the variable's name for
+/// `T d(...)`, the member name for `v.emplace_back(...)`, else the start.
+clang::SourceLocation constructionLoc(const clang::Expr *Site);
+
 } // namespace dmalint
 
 #endif // DMALINT_ASTUTIL_H

@@ -1,0 +1,38 @@
+//===- DataflowCheck.h - Base of the checks that read the descriptor analysis -*- C++ -*-===//
+#ifndef DMALINT_CHECKS_DATAFLOWCHECK_H
+#define DMALINT_CHECKS_DATAFLOWCHECK_H
+
+#include "dmalint/AnalysisCache.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include <memory>
+
+namespace dmalint::checks {
+
+/// A check that judges the events of the shared per-function analysis. It
+/// owns no analysis of its own: it asks the translation unit's cache.
+class DataflowCheck : public clang::tidy::ClangTidyCheck {
+public:
+  DataflowCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void onStartOfTranslationUnit() override { AnalysisCache::current().reset(); }
+  void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
+
+protected:
+  /// The analysis of \p FD, or null when it must not be judged: a template
+  /// pattern, a translation unit with errors, or a function over the work
+  /// limit (then reported as a remark when ReportSkippedFunctions is set).
+  const FunctionAnalysis *analysisOf(const clang::FunctionDecl &FD,
+                                     clang::ASTContext &Ctx);
+  /// The source text of a descriptor expression, for messages.
+  static std::string nameOf(const clang::Expr *E, const clang::ASTContext &Ctx);
+
+  std::shared_ptr<const ApiIndex> Api;
+  AnalysisLimits Limits;
+  bool ReportSkippedFunctions;
+};
+
+} // namespace dmalint::checks
+
+#endif

@@ -1,0 +1,254 @@
+//===- WaitSendFixes.cpp - Fix-its for wait_send on a local copy ----------===//
+#include "WaitSendFixes.h"
+#include "dmalint/AstUtil.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace dmalint::checks {
+
+namespace {
+
+/// The statement a call is the whole of, and the statement holding it.
+struct Placement {
+  const Stmt *Statement = nullptr;
+  const Stmt *Parent = nullptr;
+};
+
+Placement placementOf(const Expr &Call, ASTContext &Ctx) {
+  const Stmt *Current = &Call;
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(*Current);
+    if (Parents.size() != 1)
+      return {};
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (!P)
+      return {};
+    if (isa<ExprWithCleanups>(P)) {
+      Current = P;
+      continue;
+    }
+    if (isa<Expr>(P))
+      return {}; // Part of a larger expression: no statement-level fix.
+    // Only where the call is a whole statement of a block or a body.
+    bool IsBody = false;
+    if (const auto *CS = dyn_cast<CompoundStmt>(P))
+      IsBody = llvm::is_contained(CS->body(), Current);
+    else if (const auto *If = dyn_cast<IfStmt>(P))
+      IsBody = If->getThen() == Current || If->getElse() == Current;
+    else if (const auto *For = dyn_cast<ForStmt>(P))
+      IsBody = For->getBody() == Current;
+    else if (const auto *Range = dyn_cast<CXXForRangeStmt>(P))
+      IsBody = Range->getBody() == Current;
+    else if (const auto *While = dyn_cast<WhileStmt>(P))
+      IsBody = While->getBody() == Current;
+    else if (const auto *Do = dyn_cast<DoStmt>(P))
+      IsBody = Do->getBody() == Current;
+    if (!IsBody)
+      return {};
+    return {Current, P};
+  }
+}
+
+/// The file range of a statement including its semicolon, or invalid when it
+/// is not spelled in a file (macro bodies).
+CharSourceRange statementRange(const Stmt &S, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(S.getSourceRange()), SM, Ctx.getLangOpts());
+  if (Range.isInvalid() || S.getBeginLoc().isMacroID() || S.getEndLoc().isMacroID())
+    return CharSourceRange();
+  std::optional<Token> Next =
+      Lexer::findNextToken(Range.getEnd().getLocWithOffset(-1), SM, Ctx.getLangOpts());
+  SourceLocation End = Range.getEnd();
+  // findNextToken from the last character of the range finds the token after it.
+  if (Next && Next->is(tok::semi))
+    End = Next->getEndLoc();
+  return CharSourceRange::getCharRange(Range.getBegin(), End);
+}
+
+/// The whitespace before \p Loc on its line, if only whitespace precedes it.
+std::optional<std::string> leadingIndent(SourceLocation Loc, const SourceManager &SM) {
+  auto [File, Offset] = SM.getDecomposedLoc(Loc);
+  StringRef Buffer = SM.getBufferData(File);
+  size_t LineStart = Buffer.rfind('\n', Offset == 0 ? 0 : Offset - 1);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  StringRef Before = Buffer.slice(LineStart, Offset);
+  if (Before.find_first_not_of(" \t") != StringRef::npos)
+    return std::nullopt;
+  return Before.str();
+}
+
+std::string lineIndent(SourceLocation Loc, const SourceManager &SM) {
+  auto [File, Offset] = SM.getDecomposedLoc(Loc);
+  StringRef Buffer = SM.getBufferData(File);
+  size_t LineStart = Buffer.rfind('\n', Offset == 0 ? 0 : Offset - 1);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  StringRef Line = Buffer.substr(LineStart);
+  return Line.take_while([](char C) { return C == ' ' || C == '\t'; }).str();
+}
+
+/// Whether the function's author braces one-statement bodies.
+class BraceStyle : public RecursiveASTVisitor<BraceStyle> {
+public:
+  unsigned Braced = 0, Unbraced = 0;
+  void count(const Stmt *Body) {
+    if (!Body)
+      return;
+    if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+      if (CS->size() == 1)
+        ++Braced;
+    } else if (!isa<IfStmt>(Body)) {
+      ++Unbraced;
+    }
+  }
+  bool VisitIfStmt(IfStmt *S) {
+    count(S->getThen());
+    return true;
+  }
+  bool VisitForStmt(ForStmt *S) {
+    count(S->getBody());
+    return true;
+  }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *S) {
+    count(S->getBody());
+    return true;
+  }
+  bool VisitWhileStmt(WhileStmt *S) {
+    count(S->getBody());
+    return true;
+  }
+};
+
+const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  while (!Parents.empty()) {
+    if (const auto *FD = Parents[0].get<FunctionDecl>())
+      return FD;
+    if (const auto *LE = Parents[0].get<LambdaExpr>())
+      return LE->getCallOperator();
+    Parents = Ctx.getParents(Parents[0]);
+  }
+  return nullptr;
+}
+
+bool prefersBraces(const Stmt &S, ASTContext &Ctx) {
+  const FunctionDecl *FD = enclosingFunction(S, Ctx);
+  if (!FD || !FD->getBody())
+    return false;
+  BraceStyle Style;
+  Style.TraverseStmt(FD->getBody());
+  return Style.Braced > Style.Unbraced;
+}
+
+/// True when \p S is a receive-side wait (wait_recv() or wait()) on the
+/// descriptor spelled \p Object.
+bool isReceiveWaitOn(const Stmt *S, StringRef Object, const ApiIndex &Api, ASTContext &Ctx) {
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return false;
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E->IgnoreImplicit());
+  if (!Call)
+    return false;
+  ApiRole Role = Api.roleOf(Call->getMethodDecl());
+  return (Role == ApiRole::WaitRecv || Role == ApiRole::Wait) &&
+         spelling(Call->getImplicitObjectArgument()->IgnoreImplicit(), Ctx) == Object;
+}
+
+std::string methodWithRole(const ApiIndex &Api, ApiRole Role) {
+  for (auto &[Name, R] : Api.model().Methods)
+    if (R == Role)
+      return Name;
+  return "";
+}
+
+} // namespace
+
+llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSend,
+                                                const ApiIndex &Api, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
+  std::string Object = spelling(WaitSend.getImplicitObjectArgument()->IgnoreImplicit(), Ctx);
+  Placement P = placementOf(WaitSend, Ctx);
+  if (!P.Statement || Object.empty())
+    return {};
+  CharSourceRange Range = statementRange(*P.Statement, Ctx);
+  if (Range.isInvalid())
+    return {};
+  bool ReceiveWaitFollows = false;
+  if (const auto *Block = dyn_cast<CompoundStmt>(P.Parent)) {
+    bool After = false;
+    for (const Stmt *Sibling : Block->body()) {
+      if (After && isReceiveWaitOn(Sibling, Object, Api, Ctx))
+        ReceiveWaitFollows = true;
+      After |= Sibling == P.Statement;
+    }
+  }
+  if (!ReceiveWaitFollows) {
+    std::string WaitRecv = methodWithRole(Api, ApiRole::WaitRecv);
+    if (WaitRecv.empty())
+      return {};
+    return {FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Member->getMemberLoc()), WaitRecv)};
+  }
+  // The wait that follows already takes the bytes: remove this one, with its
+  // line when it stands alone on it.
+  SourceLocation Begin = Range.getBegin(), End = Range.getEnd();
+  if (std::optional<std::string> Indent = leadingIndent(Begin, SM)) {
+    Begin = Begin.getLocWithOffset(-static_cast<int>(Indent->size()));
+    auto [File, Offset] = SM.getDecomposedLoc(End);
+    StringRef Buffer = SM.getBufferData(File);
+    size_t Stop = Offset;
+    while (Stop < Buffer.size() && (Buffer[Stop] == ' ' || Buffer[Stop] == '\t'))
+      ++Stop;
+    if (Stop < Buffer.size() && Buffer[Stop] == '\n')
+      End = End.getLocWithOffset(static_cast<int>(Stop - Offset + 1));
+  }
+  return {FixItHint::CreateRemoval(CharSourceRange::getCharRange(Begin, End))};
+}
+
+llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
+                                        const ApiIndex &Api, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Expr *Object = WaitSend.getImplicitObjectArgument()->IgnoreImplicit();
+  const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
+  std::string ObjectText = spelling(Object, Ctx);
+  std::string IsRemote = methodWithRole(Api, ApiRole::IsRemote);
+  // The guard evaluates the object a second time: only for plain names.
+  if (ObjectText.empty() || IsRemote.empty() ||
+      Object->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
+    return {};
+  Placement P = placementOf(WaitSend, Ctx);
+  if (!P.Statement)
+    return {};
+  CharSourceRange Range = statementRange(*P.Statement, Ctx);
+  if (Range.isInvalid())
+    return {};
+  std::string Guard =
+      "if (" + ObjectText + (Member->isArrow() ? "->" : ".") + IsRemote + "())";
+  // An unbraced guard as the then-branch of an if with an else would steal
+  // the else.
+  const auto *ParentIf = dyn_cast<IfStmt>(P.Parent);
+  bool Braces = prefersBraces(*P.Statement, Ctx) ||
+                (ParentIf && ParentIf->getThen() == P.Statement && ParentIf->getElse());
+  std::optional<std::string> Indent = leadingIndent(Range.getBegin(), SM);
+  if (!Indent) {
+    if (Braces)
+      return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " { "),
+              FixItHint::CreateInsertion(Range.getEnd(), " }")};
+    return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " ")};
+  }
+  std::string ParentIndent = lineIndent(P.Parent->getBeginLoc(), SM);
+  std::string Step = Indent->size() > ParentIndent.size()
+                         ? Indent->substr(ParentIndent.size())
+                         : std::string(Indent->find('\t') != std::string::npos ? "\t" : "  ");
+  if (Braces)
+    return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " {\n" + *Indent + Step),
+            FixItHint::CreateInsertion(Range.getEnd(), "\n" + *Indent + "}")};
+  return {FixItHint::CreateInsertion(Range.getBegin(), Guard + "\n" + *Indent + Step)};
+}
+
+} // namespace dmalint::checks

@@ -1,0 +1,36 @@
+//===- WaitSendFixes.h - Fix-its for wait_send on a local copy --*- C++ -*-===//
+//
+// Definite local copy, no receive-side wait follows:
+//   d.wait_send();            ->  d.wait_recv();
+// Definite local copy, a receive-side wait of d follows in the same block:
+//   d.wait_send();            ->  (statement removed)
+//   d.wait_recv();                d.wait_recv();
+// Maybe local (guard, in the author's brace style and indentation; inside a
+// one-statement loop or if body):
+//   for (auto &d : ds)            for (auto &d : ds)
+//     d.wait_send();      ->        if (d.is_remote())
+//                                     d.wait_send();
+// No fix-it where the statement is not spelled in a file (a macro body).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_CHECKS_WAITSENDFIXES_H
+#define DMALINT_CHECKS_WAITSENDFIXES_H
+
+#include "dmalint/ApiModel.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace dmalint::checks {
+
+llvm::SmallVector<clang::FixItHint, 2>
+definiteLocalFix(const clang::CXXMemberCallExpr &WaitSend, const ApiIndex &Api,
+                 clang::ASTContext &Ctx);
+
+llvm::SmallVector<clang::FixItHint, 2>
+guardFix(const clang::CXXMemberCallExpr &WaitSend, const ApiIndex &Api,
+         clang::ASTContext &Ctx);
+
+} // namespace dmalint::checks
+
+#endif

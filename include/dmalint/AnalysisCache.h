@@ -1,0 +1,44 @@
+//===- AnalysisCache.h - One descriptor analysis per function, shared -*- C++ -*-===//
+//
+// Checks are separate clang-tidy checks so users can enable each, but the
+// analysis runs once per function whatever the number of checks: the first
+// check that asks computes it, the others read it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_ANALYSISCACHE_H
+#define DMALINT_ANALYSISCACHE_H
+
+#include "dmalint/DescriptorAnalysis.h"
+#include <map>
+#include <set>
+#include <string>
+
+namespace dmalint {
+
+class AnalysisCache {
+public:
+  /// The cache of the translation unit being processed on this thread.
+  static AnalysisCache &current();
+
+  /// Forgets everything: a new translation unit starts. Every check calls it
+  /// from onStartOfTranslationUnit, before any matching.
+  void reset();
+
+  const FunctionAnalysis &analysis(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+                                   const ApiIndex &Api, const AnalysisLimits &Limits);
+
+  /// True the first time \p Check reports at \p Loc: a function template's
+  /// instantiations, and a lambda analysed both inline and on its own, report
+  /// each spelling once.
+  bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
+
+  unsigned functionsAnalysed() const { return Results.size(); }
+
+private:
+  std::map<const clang::FunctionDecl *, FunctionAnalysis> Results;
+  std::set<std::pair<std::string, unsigned>> Reported;
+};
+
+} // namespace dmalint
+
+#endif

@@ -1,0 +1,1076 @@
+//===- DescriptorAnalysis.cpp - Per-function dataflow of DMA descriptors --===//
+//
+// A forward analysis over clang's CFG. The state maps abstract locations
+// (a variable, a field of a local struct, or the summary of a container's
+// elements) to ValueSets, references and pointers to the locations they may
+// designate, and keeps the facts known about side-effect-free conditions on
+// the current path. At merges, a value that reached through one predecessor
+// only is tagged with that predecessor's facts, so a later branch on the same
+// condition can drop it (see Lattice.h).
+//
+//===----------------------------------------------------------------------===//
+#include "dmalint/DescriptorAnalysis.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/FoldingSet.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include <map>
+#include <memory>
+#include <queue>
+
+using namespace clang;
+
+namespace dmalint {
+
+bool isDescriptorContainer(QualType T, const ApiIndex &Api) {
+  T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *AT = dyn_cast<ConstantArrayType>(T.getTypePtr()))
+    return Api.isDescriptorType(AT->getElementType());
+  const auto *RD = T->getAsCXXRecordDecl();
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || Spec->getTemplateArgs().size() == 0)
+    return false;
+  const TemplateArgument &First = Spec->getTemplateArgs()[0];
+  return First.getKind() == TemplateArgument::Type &&
+         Api.isDescriptorType(First.getAsType());
+}
+
+namespace {
+
+/// An abstract location: a variable, a field of a local struct variable, or
+/// the summary of all elements of a container held there.
+struct Loc {
+  const ValueDecl *Root = nullptr;
+  const FieldDecl *Field = nullptr;
+  bool Elements = false;
+
+  Loc elements() const { return Loc{Root, Field, true}; }
+  friend bool operator<(const Loc &A, const Loc &B) {
+    return std::tie(A.Root, A.Field, A.Elements) < std::tie(B.Root, B.Field, B.Elements);
+  }
+  friend bool operator==(const Loc &A, const Loc &B) {
+    return A.Root == B.Root && A.Field == B.Field && A.Elements == B.Elements;
+  }
+};
+using LocList = llvm::SmallVector<Loc, 2>;
+
+struct State {
+  bool Reachable = true;
+  std::map<Loc, ValueSet> Values;
+  std::map<const VarDecl *, LocList> PointsTo; ///< References and pointers.
+  std::map<AtomId, bool> Facts;
+  std::map<const VarDecl *, Loc> RemoteFlags; ///< bool b = d.is_remote();
+
+  friend bool operator==(const State &A, const State &B) {
+    return A.Reachable == B.Reachable && A.Values == B.Values && A.PointsTo == B.PointsTo &&
+           A.Facts == B.Facts && A.RemoteFlags == B.RemoteFlags;
+  }
+};
+
+/// A condition the analysis can use at a branch.
+struct Condition {
+  enum Kind { None, IsRemote, Atom } K = None;
+  bool Negated = false;
+  LocList Locs;     ///< For IsRemote.
+  AtomId Id = 0;    ///< For Atom.
+  const VarDecl *FlagVar = nullptr; ///< A bool holding is_remote(): also an atom.
+};
+
+class Analyzer {
+public:
+  Analyzer(ASTContext &Ctx, const ApiIndex &Api, const AnalysisLimits &Limits,
+           FunctionAnalysis &Out)
+      : Ctx(Ctx), Api(Api), Limits(Limits), Out(Out) {
+    Out.Origins.push_back(OriginInfo{}); // UnknownOrigin
+  }
+
+  void run(const FunctionDecl &FD) {
+    const CFG *G = cfgFor(&FD, FD.getBody());
+    if (!G)
+      return;
+    State Entry;
+    // Parameters are of unknown origin: nothing is recorded for them, and a
+    // read of a location with no entry yields the unknown value.
+    runCFG(*G, std::move(Entry), /*Report=*/true, /*Depth=*/0);
+    if (Out.HitWorkLimit) {
+      Out.WaitSends.clear();
+      Out.Starts.clear();
+    }
+  }
+
+private:
+  ASTContext &Ctx;
+  const ApiIndex &Api;
+  const AnalysisLimits &Limits;
+  FunctionAnalysis &Out;
+
+  std::map<const Stmt *, std::unique_ptr<CFG>> CFGs;
+  std::map<std::pair<const Expr *, Remoteness>, OriginId> OriginIds;
+  // Atoms: interned by the profile of the condition expression.
+  struct AtomInfo {
+    llvm::FoldingSetNodeID Profile;
+    llvm::SmallVector<const VarDecl *, 2> Vars;
+  };
+  std::vector<AtomInfo> Atoms;
+  llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
+  std::map<const CXXMemberCallExpr *, size_t> UseIndex;
+
+  // ---------------------------------------------------------------- CFG ---
+
+  const CFG *cfgFor(const Decl *D, Stmt *Body) {
+    if (!Body)
+      return nullptr;
+    auto &Slot = CFGs[Body];
+    if (!Slot) {
+      CFG::BuildOptions Options;
+      Options.setAllAlwaysAdd();
+      Options.AddImplicitDtors = false;
+      Options.AddTemporaryDtors = false;
+      Options.AddInitializers = false;
+      Options.AddLifetime = false;
+      Options.AddScopes = false;
+      Slot = CFG::buildCFG(D, Body, &Ctx, Options);
+    }
+    return Slot.get();
+  }
+
+  /// Runs to a fixed point from \p Entry; with \p Report, records the uses in
+  /// a final sweep over the converged states. Returns the state at exit.
+  State runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
+    std::vector<unsigned> Order(G.getNumBlockIDs(), 0);
+    std::vector<const CFGBlock *> ByOrder;
+    unsigned Index = 0;
+    for (const CFGBlock *B : llvm::ReversePostOrderTraversal<const CFG *>(&G)) {
+      Order[B->getBlockID()] = Index++;
+      ByOrder.push_back(B);
+    }
+    std::vector<std::optional<State>> In(G.getNumBlockIDs());
+    In[G.getEntry().getBlockID()] = std::move(Entry);
+    std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>> Queue;
+    std::vector<bool> Queued(Index, false);
+    Queue.push(Order[G.getEntry().getBlockID()]);
+    Queued[Order[G.getEntry().getBlockID()]] = true;
+
+    while (!Queue.empty()) {
+      unsigned At = Queue.top();
+      Queue.pop();
+      Queued[At] = false;
+      if (++Out.BlockVisits > Limits.MaxBlockVisits) {
+        Out.HitWorkLimit = true;
+        return State();
+      }
+      const CFGBlock *B = ByOrder[At];
+      State S = *In[B->getBlockID()];
+      transferBlock(*B, S, /*Report=*/false, Depth);
+      if (Out.HitWorkLimit)
+        return State();
+      propagate(*B, S, [&](const CFGBlock *Succ, State T) {
+        auto &Slot = In[Succ->getBlockID()];
+        if (!Slot) {
+          Slot = std::move(T);
+        } else {
+          State Joined = join(*Slot, T);
+          if (Joined == *Slot)
+            return;
+          Slot = std::move(Joined);
+        }
+        unsigned SuccAt = Order[Succ->getBlockID()];
+        if (!Queued[SuccAt]) {
+          Queued[SuccAt] = true;
+          Queue.push(SuccAt);
+        }
+      });
+    }
+    if (Report) {
+      for (const CFGBlock *B : ByOrder) {
+        if (!In[B->getBlockID()])
+          continue;
+        State S = *In[B->getBlockID()];
+        transferBlock(*B, S, /*Report=*/true, Depth);
+        if (Out.HitWorkLimit)
+          return State();
+      }
+    }
+    auto &Exit = In[G.getExit().getBlockID()];
+    if (!Exit) {
+      State Unreached;
+      Unreached.Reachable = false;
+      return Unreached;
+    }
+    return *Exit;
+  }
+
+  template <typename Fn> void propagate(const CFGBlock &B, const State &S, Fn Emit) {
+    if (B.hasNoReturnElement())
+      return;
+    const Expr *Cond = nullptr;
+    if (B.succ_size() == 2)
+      Cond = branchCondition(B);
+    Condition C = Cond ? classify(Cond, S) : Condition();
+    unsigned I = 0;
+    for (const CFGBlock::AdjacentBlock &Succ : B.succs()) {
+      unsigned Edge = I++;
+      if (!Succ.getReachableBlock())
+        continue;
+      State T = S;
+      if (C.K != Condition::None)
+        refine(T, C, /*Holds=*/Edge == 0);
+      if (T.Reachable)
+        Emit(Succ.getReachableBlock(), std::move(T));
+    }
+  }
+
+  /// The expression whose value picks the successor of \p B.
+  static const Expr *branchCondition(const CFGBlock &B) {
+    const Stmt *Term = B.getTerminatorStmt();
+    if (!Term)
+      return nullptr;
+    const Expr *Cond = nullptr;
+    if (const auto *BO = dyn_cast<BinaryOperator>(Term); BO && BO->isLogicalOp())
+      Cond = BO->getLHS();
+    else
+      Cond = dyn_cast_or_null<Expr>(
+          const_cast<CFGBlock &>(B).getTerminatorCondition(/*StripParens=*/true));
+    // In the block that evaluates the right operand of && or ||, the branch
+    // is taken on that operand.
+    while (Cond) {
+      const auto *BO = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+      if (!BO || !BO->isLogicalOp())
+        break;
+      Cond = BO->getRHS();
+    }
+    return Cond;
+  }
+
+  // ------------------------------------------------------------- joins ---
+
+  State join(const State &A, const State &B) {
+    if (!A.Reachable)
+      return B;
+    if (!B.Reachable)
+      return A;
+    State R;
+    for (auto &[Atom, Holds] : A.Facts) {
+      auto It = B.Facts.find(Atom);
+      if (It != B.Facts.end() && It->second == Holds)
+        R.Facts[Atom] = Holds;
+    }
+    auto Extra = [&](const State &S) {
+      Assumptions Tag;
+      for (auto &[Atom, Holds] : S.Facts)
+        if (!R.Facts.count(Atom))
+          Tag.push_back({Atom, Holds});
+      return Tag;
+    };
+    Assumptions TagA = Extra(A), TagB = Extra(B);
+    auto Merge = [&](const State &S, const Assumptions &Tag) {
+      for (auto &[L, VS] : S.Values) {
+        ValueSet Tagged = VS;
+        Tagged.assume(Tag);
+        auto [It, Inserted] = R.Values.emplace(L, Tagged);
+        if (!Inserted)
+          It->second.unionWith(Tagged);
+      }
+    };
+    Merge(A, TagA);
+    Merge(B, TagB);
+    for (auto &[L, VS] : R.Values)
+      if (VS.size() > Limits.MaxValuesPerLocation) {
+        VS.dropAssumptions();
+        ++Out.AssumptionsDropped;
+      }
+    R.PointsTo = A.PointsTo;
+    for (auto &[Var, Targets] : B.PointsTo) {
+      LocList &Into = R.PointsTo[Var];
+      for (const Loc &L : Targets)
+        if (llvm::find(Into, L) == Into.end())
+          Into.push_back(L);
+    }
+    for (auto &[Var, L] : A.RemoteFlags) {
+      auto It = B.RemoteFlags.find(Var);
+      if (It != B.RemoteFlags.end() && It->second == L)
+        R.RemoteFlags[Var] = L;
+    }
+    return R;
+  }
+
+  // ------------------------------------------------------------- atoms ---
+
+  /// True when \p E has no side effects and reads only locals, parameters,
+  /// constants and device queries, so two evaluations with no write to its
+  /// variables in between agree.
+  bool collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Vars) {
+    E = E->IgnoreParenCasts();
+    if (isa<IntegerLiteral, CXXBoolLiteralExpr, CharacterLiteral, FloatingLiteral>(E))
+      return true;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (isa<EnumConstantDecl>(DRE->getDecl()))
+        return true;
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!VD)
+        return false;
+      if (VD->getType().isConstQualified() && !VD->hasLocalStorage())
+        return true;
+      if (!VD->hasLocalStorage() || VD->getType()->isReferenceType())
+        return false;
+      Vars.push_back(VD);
+      return true;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E))
+      return !UO->isIncrementDecrementOp() && UO->getOpcode() != UO_AddrOf &&
+             UO->getOpcode() != UO_Deref && collectAtomVars(UO->getSubExpr(), Vars);
+    if (const auto *BO = dyn_cast<BinaryOperator>(E))
+      return !BO->isAssignmentOp() && !BO->isCommaOp() &&
+             collectAtomVars(BO->getLHS(), Vars) && collectAtomVars(BO->getRHS(), Vars);
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return !ME->isArrow() && isa<FieldDecl>(ME->getMemberDecl()) &&
+             collectAtomVars(ME->getBase(), Vars);
+    if (const auto *CE = dyn_cast<CallExpr>(E)) {
+      if (Api.roleOf(CE->getDirectCallee()) != ApiRole::DeviceQuery)
+        return false;
+      for (const Expr *Arg : CE->arguments())
+        if (!isa<StringLiteral>(Arg->IgnoreParenImpCasts()) && !collectAtomVars(Arg, Vars))
+          return false;
+      return true;
+    }
+    return false;
+  }
+
+  std::optional<AtomId> atomFor(const Expr *E) {
+    llvm::SmallVector<const VarDecl *, 2> Vars;
+    if (!collectAtomVars(E, Vars))
+      return std::nullopt;
+    llvm::FoldingSetNodeID Profile;
+    E->IgnoreParenCasts()->Profile(Profile, Ctx, /*Canonical=*/true);
+    auto &Bucket = AtomsByHash[Profile.ComputeHash()];
+    for (AtomId Id : Bucket)
+      if (Atoms[Id].Profile == Profile)
+        return Id;
+    AtomId Id = static_cast<AtomId>(Atoms.size());
+    Atoms.push_back(AtomInfo{Profile, {}});
+    for (const VarDecl *VD : Vars)
+      if (llvm::find(Atoms[Id].Vars, VD) == Atoms[Id].Vars.end()) {
+        Atoms[Id].Vars.push_back(VD);
+        AtomsByVar[VD].push_back(Id);
+      }
+    Bucket.push_back(Id);
+    return Id;
+  }
+
+  /// \p VD may have changed: forget what conditions over it said.
+  void invalidateVar(const VarDecl *VD, State &S) {
+    S.RemoteFlags.erase(VD);
+    auto It = AtomsByVar.find(VD);
+    if (It == AtomsByVar.end())
+      return;
+    for (AtomId Id : It->second) {
+      S.Facts.erase(Id);
+      for (auto &[L, VS] : S.Values)
+        VS.forget(Id);
+    }
+  }
+
+  Condition classify(const Expr *Cond, const State &S) {
+    Condition C;
+    const Expr *E = Cond->IgnoreParenCasts();
+    while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() != UO_LNot)
+        break;
+      C.Negated = !C.Negated;
+      E = UO->getSubExpr()->IgnoreParenCasts();
+    }
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+        Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
+      C.K = Condition::IsRemote;
+      C.Locs = resolve(Call->getImplicitObjectArgument(), S);
+      if (C.Locs.empty())
+        C.K = Condition::None;
+      return C;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (S.RemoteFlags.count(VD))
+          C.FlagVar = VD;
+    if (std::optional<AtomId> Id = atomFor(E)) {
+      C.K = Condition::Atom;
+      C.Id = *Id;
+    }
+    return C;
+  }
+
+  /// Narrows \p S to the paths where \p C evaluates to \p Holds; marks it
+  /// unreachable when no such path exists.
+  void refine(State &S, const Condition &C, bool Holds) {
+    bool Outcome = Holds != C.Negated;
+    auto KeepKind = [&](const LocList &Locs, bool Remote) {
+      for (const Loc &L : Locs) {
+        auto It = S.Values.find(L);
+        if (It == S.Values.end() || It->second.empty())
+          continue;
+        It->second.filter([&](const Value &V) {
+          Remoteness K = Out.Origins[V.Origin].Kind;
+          return K == Remoteness::Unknown || (K == Remoteness::Remote) == Remote;
+        });
+        if (It->second.empty() && Locs.size() == 1)
+          S.Reachable = false; // d is provably the other kind here.
+      }
+    };
+    if (C.K == Condition::IsRemote)
+      KeepKind(C.Locs, Outcome);
+    if (C.FlagVar)
+      KeepKind(LocList{S.RemoteFlags[C.FlagVar]}, Outcome);
+    if (C.K != Condition::Atom)
+      return;
+    auto Known = S.Facts.find(C.Id);
+    if (Known != S.Facts.end()) {
+      if (Known->second != Outcome)
+        S.Reachable = false;
+      return;
+    }
+    S.Facts[C.Id] = Outcome;
+    for (auto &[L, VS] : S.Values) {
+      bool WasEmpty = VS.empty();
+      VS.restrict(C.Id, Outcome);
+      if (!WasEmpty && VS.empty())
+        S.Reachable = false; // Every value needs the other outcome.
+    }
+  }
+
+  // -------------------------------------------------------- locations ---
+
+  static const VarDecl *varOf(const Expr *E) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+      return dyn_cast<VarDecl>(DRE->getDecl());
+    return nullptr;
+  }
+
+  bool isTracked(QualType T) const {
+    return Api.isDescriptorType(T) || isDescriptorContainer(T, Api);
+  }
+
+  /// The locations an lvalue expression may designate (empty: unknown).
+  LocList resolve(const Expr *E, const State &S) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = MTE->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!VD)
+        return {};
+      auto It = S.PointsTo.find(VD);
+      if (It != S.PointsTo.end() && VD->getType()->isReferenceType())
+        return It->second;
+      if (!VD->hasLocalStorage() && !isa<ParmVarDecl>(VD))
+        return {}; // Globals may change behind our back.
+      return {Loc{VD, nullptr, false}};
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (!FD)
+        return {};
+      LocList Bases = ME->isArrow() ? pointees(ME->getBase(), S) : resolve(ME->getBase(), S);
+      LocList Result;
+      for (const Loc &B : Bases)
+        if (!B.Field && !B.Elements)
+          Result.push_back(Loc{B.Root, FD, false});
+      return Result;
+    }
+    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
+      return pointees(ASE->getBase(), S);
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+      return pointees(UO->getSubExpr(), S);
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+      LocList Result = resolve(CO->getTrueExpr(), S);
+      for (const Loc &L : resolve(CO->getFalseExpr(), S))
+        Result.push_back(L);
+      return Result;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if ((K == OO_Subscript || K == OO_Star || K == OO_Arrow) && Op->getNumArgs() >= 1 &&
+          isDescriptorContainer(Op->getArg(0)->getType(), Api))
+        return elementsOf(resolve(Op->getArg(0), S));
+      return {};
+    }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+      const Expr *Obj = MC->getImplicitObjectArgument();
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (Obj && MD && MD->getIdentifier() && isDescriptorContainer(Obj->getType(), Api)) {
+        StringRef Name = MD->getName();
+        if (Name == "at" || Name == "front" || Name == "back" || Name == "value")
+          return elementsOf(resolve(Obj, S));
+      }
+      return {};
+    }
+    return {};
+  }
+
+  static LocList elementsOf(const LocList &Containers) {
+    LocList Result;
+    for (const Loc &L : Containers)
+      Result.push_back(L.elements());
+    return Result;
+  }
+
+  /// The locations a pointer-valued expression may point to.
+  LocList pointees(const Expr *E, const State &S) {
+    E = E->IgnoreParens();
+    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+      if (ICE->getCastKind() == CK_ArrayToPointerDecay)
+        return elementsOf(resolve(ICE->getSubExpr(), S));
+      return pointees(ICE->getSubExpr(), S);
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() == UO_AddrOf)
+        return resolve(UO->getSubExpr(), S);
+      if (UO->isIncrementDecrementOp())
+        return pointees(UO->getSubExpr(), S);
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isAdditiveOp())
+      return BO->getLHS()->getType()->isPointerType() ? pointees(BO->getLHS(), S)
+                                                      : pointees(BO->getRHS(), S);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+        auto It = S.PointsTo.find(VD);
+        if (It != S.PointsTo.end())
+          return It->second;
+      }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl();
+          MD && MD->getIdentifier() && MD->getName() == "data" &&
+          isDescriptorContainer(MC->getImplicitObjectArgument()->getType(), Api))
+        return elementsOf(resolve(MC->getImplicitObjectArgument(), S));
+    return {};
+  }
+
+  // ----------------------------------------------------------- values ---
+
+  Value originValue(const Expr *Site, Remoteness Kind) {
+    auto [It, Inserted] = OriginIds.emplace(std::make_pair(Site, Kind), 0);
+    if (Inserted) {
+      It->second = static_cast<OriginId>(Out.Origins.size());
+      Out.Origins.push_back(OriginInfo{Site, Kind});
+    }
+    return Value{It->second, {}};
+  }
+
+  static ValueSet unknown() { return ValueSet::of(Value{}); }
+
+  ValueSet read(const LocList &Locs, const State &S) {
+    if (Locs.empty())
+      return unknown();
+    ValueSet Result;
+    for (const Loc &L : Locs) {
+      auto It = S.Values.find(L);
+      Result.unionWith(It == S.Values.end() ? unknown() : It->second);
+    }
+    return Result;
+  }
+
+  /// The remoteness the general constructor's arguments give.
+  Remoteness constructedKind(llvm::ArrayRef<const Expr *> Args) {
+    const ApiModel &M = Api.model();
+    Engagement Src = argumentEngagement(Args, M.CtorSrcSemParam);
+    Engagement Dev = argumentEngagement(Args, M.CtorDeviceIdParam);
+    auto Unset = [](Engagement E) {
+      return E == Engagement::Omitted || E == Engagement::Disengaged;
+    };
+    if (Src == Engagement::Engaged && Dev == Engagement::Engaged)
+      return Remoteness::Remote;
+    if (Unset(Src) && Unset(Dev))
+      return Remoteness::Local;
+    return Remoteness::Unknown;
+  }
+
+  /// The values a descriptor-typed expression may evaluate to.
+  ValueSet eval(const Expr *E, const State &S) {
+    E = stripWrappers(E);
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+          (FD->getName() == "move" || FD->getName() == "forward") && Call->getNumArgs() == 1)
+        return eval(Call->getArg(0), S);
+      switch (Api.roleOf(FD)) {
+      case ApiRole::LocalFactory:
+      case ApiRole::StartedLocalFactory:
+        return ValueSet::of(originValue(E, Remoteness::Local));
+      case ApiRole::RemoteFactory:
+      case ApiRole::StartedRemoteFactory:
+        return ValueSet::of(originValue(E, Remoteness::Remote));
+      default:
+        break;
+      }
+      if (LocList Locs = resolve(E, S); !Locs.empty())
+        return read(Locs, S);
+      return unknown();
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Api.isDescriptorConstructor(Construct->getConstructor())) {
+        Remoteness Kind = constructedKind(callArguments(Construct));
+        return Kind == Remoteness::Unknown ? unknown() : ValueSet::of(originValue(E, Kind));
+      }
+      return unknown();
+    }
+    if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+      ValueSet T = eval(CO->getTrueExpr(), S), F = eval(CO->getFalseExpr(), S);
+      if (std::optional<AtomId> Id = atomFor(CO->getCond())) {
+        T.assume({{*Id, true}});
+        F.assume({{*Id, false}});
+      }
+      T.unionWith(F);
+      return T;
+    }
+    return read(resolve(E, S), S);
+  }
+
+  /// Every descriptor value an initialiser puts into a container.
+  ValueSet elementValues(const Expr *Init, const State &S) {
+    if (!Init)
+      return ValueSet();
+    const Expr *E = Init->IgnoreParenImpCasts();
+    if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+      E = EWC->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = MTE->getSubExpr()->IgnoreParenImpCasts();
+    if (Api.isDescriptorType(E->getType()))
+      return eval(E, S);
+    if (const auto *ILE = dyn_cast<InitListExpr>(E)) {
+      ValueSet Result;
+      for (const Expr *Sub : ILE->inits())
+        Result.unionWith(elementValues(Sub, S));
+      return Result;
+    }
+    if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(E))
+      return elementValues(IL->getSubExpr(), S);
+    if (isa<ImplicitValueInitExpr, CXXScalarValueInitExpr>(E))
+      return ValueSet();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Construct->getNumArgs() == 0)
+        return ValueSet(); // An empty container.
+      if (Construct->getConstructor()->isCopyOrMoveConstructor())
+        return read(elementsOf(resolve(Construct->getArg(0), S)), S);
+      ValueSet Result;
+      for (const Expr *Arg : Construct->arguments())
+        if (Api.isDescriptorType(Arg->getType()) || isa<CXXStdInitializerListExpr>(
+                                                        Arg->IgnoreParenImpCasts()))
+          Result.unionWith(elementValues(Arg, S));
+        else if (!Arg->getType()->isIntegralOrEnumerationType())
+          return unknown();
+      return Result;
+    }
+    return read(elementsOf(resolve(E, S)), S);
+  }
+
+  // ------------------------------------------------------------ writes ---
+
+  void write(const LocList &Locs, const ValueSet &VS, State &S, bool Strong) {
+    for (auto It = S.RemoteFlags.begin(); It != S.RemoteFlags.end();)
+      It = llvm::find(Locs, It->second) != Locs.end() ? S.RemoteFlags.erase(It)
+                                                       : std::next(It);
+    bool Single = Strong && Locs.size() == 1 && !Locs[0].Elements;
+    for (const Loc &L : Locs) {
+      auto It = S.Values.find(L);
+      if (Single || (Strong && L.Elements && Locs.size() == 1)) {
+        S.Values[L] = VS;
+      } else if (It == S.Values.end()) {
+        ValueSet Weak = unknown();
+        Weak.unionWith(VS);
+        S.Values[L] = Weak;
+      } else {
+        It->second.unionWith(VS);
+      }
+    }
+  }
+
+  /// Binds a freshly declared variable (or loop variable) to its initial value.
+  void declare(const VarDecl *VD, State &S) {
+    invalidateVar(VD, S);
+    for (auto It = S.Values.begin(); It != S.Values.end();)
+      It = It->first.Root == VD ? S.Values.erase(It) : std::next(It);
+    S.PointsTo.erase(VD);
+    QualType T = VD->getType();
+    const Expr *Init = VD->getInit();
+    if (const auto *Range = rangeForOf(VD)) {
+      // for (auto &d : ds) / for (auto d : ds): d is one of ds's elements.
+      LocList Elements = elementsOf(resolve(Range->getRangeInit(), S));
+      if (Elements.empty())
+        Elements = pointees(Range->getRangeInit(), S);
+      if (T->isReferenceType())
+        S.PointsTo[VD] = Elements;
+      else if (Api.isDescriptorType(T))
+        S.Values[Loc{VD, nullptr, false}] = read(Elements, S);
+      return;
+    }
+    if (T->isReferenceType()) {
+      if (Init && isTracked(T.getNonReferenceType()))
+        S.PointsTo[VD] = resolve(Init, S);
+      return;
+    }
+    if (T->isPointerType()) {
+      if (isTracked(T->getPointeeType()))
+        S.PointsTo[VD] = Init ? pointees(Init, S) : LocList();
+      return;
+    }
+    if (Api.isDescriptorType(T)) {
+      S.Values[Loc{VD, nullptr, false}] = Init ? eval(Init, S) : unknown();
+      return;
+    }
+    if (isDescriptorContainer(T, Api)) {
+      S.Values[Loc{VD, nullptr, true}] = elementValues(Init, S);
+      return;
+    }
+    if (T->isBooleanType() && Init) {
+      const Expr *E = Init->IgnoreParenImpCasts();
+      if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+          Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
+        LocList Locs = resolve(Call->getImplicitObjectArgument(), S);
+        if (Locs.size() == 1)
+          S.RemoteFlags[VD] = Locs[0];
+      }
+      return;
+    }
+    if (const auto *RD = T->getAsCXXRecordDecl())
+      declareStruct(VD, RD, Init, S);
+  }
+
+  /// A local struct holding descriptors: one location per such field.
+  void declareStruct(const VarDecl *VD, const CXXRecordDecl *RD, const Expr *Init,
+                     State &S) {
+    if (!RD->hasDefinition())
+      return;
+    const Expr *E = Init ? Init->IgnoreParenImpCasts() : nullptr;
+    if (const auto *EWC = dyn_cast_or_null<ExprWithCleanups>(E))
+      E = EWC->getSubExpr()->IgnoreParenImpCasts();
+    const auto *ILE = dyn_cast_or_null<InitListExpr>(E);
+    const VarDecl *CopiedFrom = nullptr;
+    if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+        Construct && Construct->getConstructor()->isCopyOrMoveConstructor())
+      CopiedFrom = varOf(stripWrappers(Construct->getArg(0)));
+    unsigned Index = 0;
+    for (const FieldDecl *FD : RD->fields()) {
+      unsigned I = Index++;
+      bool Descriptor = Api.isDescriptorType(FD->getType());
+      bool Container = isDescriptorContainer(FD->getType(), Api);
+      if (!Descriptor && !Container)
+        continue;
+      Loc Target{VD, FD, Container};
+      if (CopiedFrom) {
+        S.Values[Target] = read(LocList{Loc{CopiedFrom, FD, Container}}, S);
+      } else if (ILE && I < ILE->getNumInits()) {
+        S.Values[Target] = Descriptor ? eval(ILE->getInit(I), S)
+                                      : elementValues(ILE->getInit(I), S);
+      } else if (FD->hasInClassInitializer()) {
+        S.Values[Target] = Descriptor ? eval(FD->getInClassInitializer(), S)
+                                      : elementValues(FD->getInClassInitializer(), S);
+      }
+    }
+  }
+
+  std::map<const VarDecl *, const CXXForRangeStmt *> RangeFors;
+  bool RangeForsCollected = false;
+
+  const CXXForRangeStmt *rangeForOf(const VarDecl *VD) {
+    auto It = RangeFors.find(VD);
+    if (It != RangeFors.end())
+      return It->second;
+    // Found lazily through the parent map: loop variables are rare.
+    for (const DynTypedNode &P : Ctx.getParents(*VD))
+      if (const auto *DS = P.get<DeclStmt>())
+        for (const DynTypedNode &PP : Ctx.getParents(*DS))
+          if (const auto *For = PP.get<CXXForRangeStmt>())
+            if (For->getLoopVariable() == VD)
+              return RangeFors[VD] = For;
+    return RangeFors[VD] = nullptr;
+  }
+
+  // --------------------------------------------------------- transfer ---
+
+  void transferBlock(const CFGBlock &B, State &S, bool Report, unsigned Depth) {
+    for (const CFGElement &Element : B) {
+      if (auto CS = Element.getAs<CFGStmt>())
+        transfer(CS->getStmt(), S, Report, Depth);
+      if (Out.HitWorkLimit)
+        return;
+    }
+  }
+
+  void recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallExpr *Call,
+                 const State &S) {
+    const Expr *Obj = Call->getImplicitObjectArgument();
+    ValueSet VS = eval(Obj, S);
+    auto [It, Inserted] = UseIndex.emplace(Call, Uses.size());
+    if (Inserted)
+      Uses.push_back(DescriptorUse{Call, Obj, VS});
+    else
+      Uses[It->second].Values.unionWith(VS);
+  }
+
+  void transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
+    if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D))
+          declare(VD, S);
+      return;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+      if (BO->isAssignmentOp())
+        if (const VarDecl *VD = varOf(BO->getLHS())) {
+          invalidateVar(VD, S);
+          if (VD->getType()->isPointerType() && isTracked(VD->getType()->getPointeeType()))
+            S.PointsTo[VD] = pointees(BO->getRHS(), S);
+        }
+      return;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+      if (UO->isIncrementDecrementOp())
+        if (const VarDecl *VD = varOf(UO->getSubExpr()))
+          invalidateVar(VD, S);
+      return;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(St)) {
+      transferOperatorCall(Op, S, Report, Depth);
+      return;
+    }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(St)) {
+      transferMemberCall(MC, S, Report, Depth);
+      return;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(St)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (Api.roleOf(FD) != ApiRole::None)
+        return; // The API's free functions change no descriptor.
+      if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+          (FD->getName() == "move" || FD->getName() == "forward"))
+        return;
+      opaqueCall(FD, llvm::ArrayRef(Call->getArgs(), Call->getNumArgs()), S, Report, Depth);
+      return;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(St)) {
+      if (!Api.isDescriptorConstructor(Construct->getConstructor()) &&
+          !isDescriptorContainer(Construct->getType(), Api) &&
+          !Construct->getConstructor()->isCopyOrMoveConstructor())
+        opaqueCall(Construct->getConstructor(),
+                   llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs()), S, Report,
+                   Depth);
+    }
+  }
+
+  void transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, bool Report,
+                            unsigned Depth) {
+    if (Op->getNumArgs() == 0)
+      return;
+    const Expr *Target = Op->getArg(0);
+    QualType T = Target->getType();
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      if (Api.isDescriptorType(T)) {
+        write(resolve(Target, S), eval(Op->getArg(1), S), S, /*Strong=*/true);
+        return;
+      }
+      if (isDescriptorContainer(T, Api)) {
+        const Expr *RHS = Op->getArg(1);
+        ValueSet VS = Api.isDescriptorType(RHS->getType()) ? eval(RHS, S)
+                                                           : elementValues(RHS, S);
+        write(elementsOf(resolve(Target, S)), VS, S, /*Strong=*/true);
+        return;
+      }
+      if (const VarDecl *VD = varOf(Target))
+        invalidateVar(VD, S);
+      return;
+    }
+    if (Op->getOperator() == OO_Call) {
+      if (const LambdaExpr *Lambda = lambdaOf(Target)) {
+        inlineLambda(Lambda, S, /*MayNotRun=*/false, Report, Depth);
+        return;
+      }
+      opaqueCall(nullptr, llvm::ArrayRef(Op->getArgs() + 1, Op->getNumArgs() - 1), S, Report,
+                 Depth);
+      return;
+    }
+    if (Op->isAssignmentOp() || Op->getOperator() == OO_PlusPlus ||
+        Op->getOperator() == OO_MinusMinus)
+      if (const VarDecl *VD = varOf(Target))
+        invalidateVar(VD, S);
+  }
+
+  void transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Report,
+                          unsigned Depth) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    const Expr *Obj = MC->getImplicitObjectArgument();
+    switch (Api.roleOf(MD)) {
+    case ApiRole::WaitSend:
+      if (Report)
+        recordUse(Out.WaitSends, MC, S);
+      return;
+    case ApiRole::Start:
+      if (Report)
+        recordUse(Out.Starts, MC, S);
+      return;
+    case ApiRole::None:
+      break;
+    default:
+      return;
+    }
+    if (Obj && MD && isDescriptorContainer(Obj->getType(), Api)) {
+      LocList Elements = elementsOf(resolve(Obj, S));
+      StringRef Name = MD->getIdentifier() ? MD->getName() : "";
+      if (Name == "push_back" || Name == "emplace_back" || Name == "push_front" ||
+          Name == "emplace_front" || Name == "insert" || Name == "emplace") {
+        write(Elements, insertedValue(MC, S), S, /*Strong=*/false);
+        return;
+      }
+      if (Name == "clear" || Name == "reset") {
+        write(Elements, ValueSet(), S, /*Strong=*/true);
+        return;
+      }
+      if (MD->isConst() || Name == "size" || Name == "begin" || Name == "end" ||
+          Name == "at" || Name == "front" || Name == "back" || Name == "value" ||
+          Name == "data" || Name == "pop_back" || Name == "reserve" || Name == "empty")
+        return;
+      write(Elements, unknown(), S, /*Strong=*/false);
+      return;
+    }
+    opaqueCall(MD, llvm::ArrayRef(MC->getArgs(), MC->getNumArgs()), S, Report, Depth);
+  }
+
+  /// The descriptor a push_back/emplace/insert-style call adds.
+  ValueSet insertedValue(const CXXMemberCallExpr *MC, const State &S) {
+    llvm::SmallVector<const Expr *, 8> Args(MC->arguments());
+    // push_back(d), insert(pos, d): the descriptor argument.
+    for (auto It = Args.rbegin(); It != Args.rend(); ++It)
+      if (Api.isDescriptorType((*It)->getType()))
+        return eval(*It, S);
+    // emplace_back(src, dst, sem, ...): the general constructor's arguments.
+    if (Args.size() >= 3) {
+      Remoteness Kind = constructedKind(Args);
+      return Kind == Remoteness::Unknown ? unknown() : ValueSet::of(originValue(MC, Kind));
+    }
+    // insert(pos, {a, b}) and friends.
+    ValueSet Result;
+    for (const Expr *Arg : Args)
+      if (!Arg->getType()->isRecordType() || isa<CXXStdInitializerListExpr>(
+                                                 Arg->IgnoreParenImpCasts()))
+        Result.unionWith(elementValues(Arg, S));
+    return Result.empty() ? unknown() : Result;
+  }
+
+  const LambdaExpr *lambdaOf(const Expr *E) {
+    E = stripWrappers(E);
+    if (const auto *L = dyn_cast<LambdaExpr>(E))
+      return L;
+    if (const VarDecl *VD = varOf(E))
+      if (VD->getInit() && VD->hasLocalStorage() && !VD->getType()->isReferenceType())
+        return dyn_cast<LambdaExpr>(stripWrappers(VD->getInit()));
+    return nullptr;
+  }
+
+  /// Runs a lambda's body from the caller's state: its captures are the
+  /// caller's variables. A lambda handed to another function may run or not.
+  void inlineLambda(const LambdaExpr *Lambda, State &S, bool MayNotRun, bool Report,
+                    unsigned Depth) {
+    const CXXMethodDecl *Op = Lambda->getCallOperator();
+    const CFG *G = Depth < Limits.MaxLambdaDepth ? cfgFor(Op, Op->getBody()) : nullptr;
+    if (!G) {
+      forgetCaptures(Lambda, S);
+      return;
+    }
+    State Exit = runCFG(*G, S, Report, Depth + 1);
+    if (Out.HitWorkLimit)
+      return;
+    // The lambda's own locals end with it.
+    for (auto It = Exit.Values.begin(); It != Exit.Values.end();)
+      It = isLocalTo(It->first.Root, Op) ? Exit.Values.erase(It) : std::next(It);
+    if (!Exit.Reachable)
+      Exit = S; // It cannot return normally; keep the caller's view.
+    else
+      Exit.Facts = S.Facts, Exit.PointsTo = S.PointsTo, Exit.RemoteFlags = S.RemoteFlags;
+    S = MayNotRun ? join(S, Exit) : std::move(Exit);
+  }
+
+  static bool isLocalTo(const ValueDecl *D, const FunctionDecl *Fn) {
+    return D && D->getDeclContext() == Fn;
+  }
+
+  /// A lambda we cannot follow may change what it captures by reference.
+  void forgetCaptures(const LambdaExpr *Lambda, State &S) {
+    for (const LambdaCapture &C : Lambda->captures())
+      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
+        if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar()))
+          forgetVar(VD, S);
+  }
+
+  /// Everything stored under \p VD becomes unknown.
+  void forgetVar(const VarDecl *VD, State &S) {
+    invalidateVar(VD, S);
+    for (auto &[L, VS] : S.Values)
+      if (L.Root == VD)
+        VS = unknown();
+  }
+
+  /// A call the analysis does not model: lambdas passed to it may run;
+  /// descriptors (and containers) passed by non-const reference or pointer
+  /// become unknown; variables passed by reference may have changed.
+  void opaqueCall(const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args, State &S,
+                  bool Report, unsigned Depth) {
+    for (unsigned I = 0; I < Args.size(); ++I) {
+      const Expr *Arg = Args[I];
+      if (isa<CXXDefaultArgExpr>(Arg))
+        continue;
+      if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
+        inlineLambda(Lambda, S, /*MayNotRun=*/true, Report, Depth);
+        continue;
+      }
+      QualType ParamType;
+      if (Callee && I < Callee->getNumParams())
+        ParamType = Callee->getParamDecl(I)->getType();
+      bool ByMutableRef =
+          ParamType.isNull()
+              ? Arg->isGLValue()
+              : (ParamType->isReferenceType() &&
+                 !ParamType.getNonReferenceType().isConstQualified());
+      const Expr *Plain = Arg->IgnoreParenImpCasts();
+      if (const auto *UO = dyn_cast<UnaryOperator>(Plain); UO && UO->getOpcode() == UO_AddrOf) {
+        for (const Loc &L : resolve(UO->getSubExpr(), S))
+          forgetLoc(L, S);
+        if (const VarDecl *VD = varOf(UO->getSubExpr()))
+          invalidateVar(VD, S);
+        continue;
+      }
+      if (Plain->getType()->isPointerType() && isTracked(Plain->getType()->getPointeeType())) {
+        for (const Loc &L : pointees(Plain, S))
+          forgetLoc(L, S);
+        continue;
+      }
+      if (!ByMutableRef)
+        continue;
+      if (isTracked(Arg->getType()))
+        for (const Loc &L : resolve(Arg, S))
+          forgetLoc(L, S);
+      if (const VarDecl *VD = varOf(Arg))
+        invalidateVar(VD, S);
+    }
+  }
+
+  void forgetLoc(const Loc &L, State &S) {
+    if (!L.Elements && !L.Field) {
+      forgetVar(cast<VarDecl>(L.Root), S);
+      return;
+    }
+    write(LocList{L}, unknown(), S, /*Strong=*/true);
+  }
+};
+
+} // namespace
+
+FunctionAnalysis analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
+                                 const ApiIndex &Api, const AnalysisLimits &Limits) {
+  FunctionAnalysis Out;
+  if (!FD.hasBody() || FD.isDependentContext())
+    return Out;
+  Analyzer(Ctx, Api, Limits, Out).run(FD);
+  return Out;
+}
+
+} // namespace dmalint

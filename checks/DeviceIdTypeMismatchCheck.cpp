@@ -71,7 +71,8 @@ void DeviceIdTypeMismatchCheck::check(const MatchFinder::MatchResult &Result) {
         << KindName << M.LogicalEnumerator << Shape->MeshCoordinates;
     // Mesh coordinates say the author meant the mesh kind. Only rewrite the
     // enumerator's own token, and only where it is spelled in a file.
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(Kind))) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(Kind));
+    if (DRE && isa<EnumConstantDecl>(DRE->getDecl())) {
       CharSourceRange Token = Lexer::makeFileCharRange(
           CharSourceRange::getTokenRange(DRE->getLocation()),
           *Result.SourceManager, Result.Context->getLangOpts());

@@ -9,37 +9,81 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-StartPriorityCheck::StartPriorityCheck(StringRef Name,
-                                       tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Api(loadApiIndex()) {}
-
 void StartPriorityCheck::registerMatchers(MatchFinder *Finder) {
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(hasAnyName(Types)))))
-          .bind("call"),
-      this);
+  auto StartCall = cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(hasAnyName(Types)))));
+  Finder->addMatcher(StartCall.bind("call"), this);
+  // Whether the copy is remote needs the descriptor analysis of the function.
+  Finder->addMatcher(functionDecl(isDefinition(), hasDescendant(StartCall)).bind("function"),
+                     this);
+}
+
+std::optional<int64_t> StartPriorityCheck::priorityOf(const CXXMemberCallExpr &Call,
+                                                      const ASTContext &Ctx) const {
+  unsigned Index = Api->model().StartPriorityParam;
+  if (Api->roleOf(Call.getMethodDecl()) != ApiRole::Start || Index >= Call.getNumArgs() ||
+      isa<CXXDefaultArgExpr>(Call.getArg(Index)))
+    return std::nullopt;
+  return constantInt(Call.getArg(Index), Ctx);
 }
 
 void StartPriorityCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call");
-  if (Api->roleOf(Call->getMethodDecl()) != ApiRole::Start ||
-      isInDependentContext(*Call, *Result.Context))
+  if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call"))
+    checkConstant(*Call, *Result.Context);
+  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function"))
+    checkRemote(*Function, *Result.Context);
+}
+
+void StartPriorityCheck::checkConstant(const CXXMemberCallExpr &Call, ASTContext &Ctx) {
+  if (isInDependentContext(Call, Ctx))
     return;
-  unsigned Index = Api->model().StartPriorityParam;
-  if (Index >= Call->getNumArgs() || isa<CXXDefaultArgExpr>(Call->getArg(Index)))
-    return;
-  const Expr *Priority = Call->getArg(Index);
-  std::optional<int64_t> Value = constantInt(Priority, *Result.Context);
+  std::optional<int64_t> Value = priorityOf(Call, Ctx);
   if (!Value)
     return;
+  const Expr *Priority = Call.getArg(Api->model().StartPriorityParam);
   if (*Value < 0)
     diag(Priority->getBeginLoc(), "DMA start priority must be non-negative, got %0")
         << std::to_string(*Value);
   else if (*Value > 1)
     diag(Priority->getBeginLoc(), "DMA start priority must be 0 or 1, got %0")
         << std::to_string(*Value);
+}
+
+void StartPriorityCheck::checkRemote(const FunctionDecl &Function, ASTContext &Ctx) {
+  const FunctionAnalysis *Analysis = analysisOf(Function, Ctx);
+  if (!Analysis)
+    return;
+  for (const DescriptorUse &Use : Analysis->Starts) {
+    std::optional<int64_t> Priority = priorityOf(*Use.Call, Ctx);
+    // Out-of-range priorities are reported above, whatever the copy.
+    if (!Priority || *Priority != 1)
+      continue;
+    llvm::SmallVector<OriginId, 2> RemoteOrigins;
+    bool AllRemote = true;
+    for (const dmalint::Value &V : Use.Values.values()) {
+      if (Analysis->kindOf(V) != Remoteness::Remote) {
+        AllRemote = false;
+        continue;
+      }
+      if (llvm::find(RemoteOrigins, V.Origin) == RemoteOrigins.end())
+        RemoteOrigins.push_back(V.Origin);
+    }
+    SourceLocation At = Use.Call->getArg(Api->model().StartPriorityParam)->getBeginLoc();
+    if (RemoteOrigins.empty() ||
+        !AnalysisCache::current().firstReport("dma-start-priority", At))
+      continue;
+    std::string Name = nameOf(Use.Object, Ctx);
+    diag(At, "remote copy '%0' must be started with priority 0, got %1")
+        << Name << std::to_string(*Priority);
+    for (OriginId Origin : RemoteOrigins)
+      diag(constructionLoc(Analysis->Origins[Origin].Site),
+           AllRemote ? "'%0' is a remote copy: built here with a device id and source semaphore"
+                     : "'%0' may be a remote copy: built here with a device id and source "
+                       "semaphore",
+           DiagnosticIDs::Note)
+          << Name;
+  }
 }
 
 } // namespace dmalint::checks

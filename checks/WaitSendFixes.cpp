@@ -61,12 +61,15 @@ CharSourceRange statementRange(const Stmt &S, ASTContext &Ctx) {
       CharSourceRange::getTokenRange(S.getSourceRange()), SM, Ctx.getLangOpts());
   if (Range.isInvalid() || S.getBeginLoc().isMacroID() || S.getEndLoc().isMacroID())
     return CharSourceRange();
-  std::optional<Token> Next =
-      Lexer::findNextToken(Range.getEnd().getLocWithOffset(-1), SM, Ctx.getLangOpts());
+  // The semicolon after the expression (whitespace may precede it).
   SourceLocation End = Range.getEnd();
-  // findNextToken from the last character of the range finds the token after it.
-  if (Next && Next->is(tok::semi))
-    End = Next->getEndLoc();
+  auto [File, Offset] = SM.getDecomposedLoc(End);
+  StringRef Buffer = SM.getBufferData(File);
+  size_t At = Offset;
+  while (At < Buffer.size() && (Buffer[At] == ' ' || Buffer[At] == '\t'))
+    ++At;
+  if (At < Buffer.size() && Buffer[At] == ';')
+    End = End.getLocWithOffset(static_cast<int>(At - Offset + 1));
   return CharSourceRange::getCharRange(Range.getBegin(), End);
 }
 
@@ -195,17 +198,22 @@ llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSe
         CharSourceRange::getTokenRange(Member->getMemberLoc()), WaitRecv)};
   }
   // The wait that follows already takes the bytes: remove this one, with its
-  // line when it stands alone on it.
+  // line when it stands alone on it. The removal starts at the previous
+  // line's newline: clang's fix-it merging drops a whitespace character next
+  // to a removal that would leave two adjacent ones.
   SourceLocation Begin = Range.getBegin(), End = Range.getEnd();
   if (std::optional<std::string> Indent = leadingIndent(Begin, SM)) {
-    Begin = Begin.getLocWithOffset(-static_cast<int>(Indent->size()));
-    auto [File, Offset] = SM.getDecomposedLoc(End);
+    auto [File, Offset] = SM.getDecomposedLoc(Begin);
+    size_t LineStart = Offset - Indent->size();
     StringRef Buffer = SM.getBufferData(File);
-    size_t Stop = Offset;
+    auto [EndFile, EndOffset] = SM.getDecomposedLoc(End);
+    size_t Stop = EndOffset;
     while (Stop < Buffer.size() && (Buffer[Stop] == ' ' || Buffer[Stop] == '\t'))
       ++Stop;
-    if (Stop < Buffer.size() && Buffer[Stop] == '\n')
-      End = End.getLocWithOffset(static_cast<int>(Stop - Offset + 1));
+    if (LineStart > 0 && (Stop == Buffer.size() || Buffer[Stop] == '\n')) {
+      Begin = Begin.getLocWithOffset(-static_cast<int>(Indent->size() + 1));
+      End = End.getLocWithOffset(static_cast<int>(Stop - EndOffset));
+    }
   }
   return {FixItHint::CreateRemoval(CharSourceRange::getCharRange(Begin, End))};
 }

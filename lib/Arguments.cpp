@@ -116,10 +116,15 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
   const Expr *E = stripWrappers(Arg);
   if (!E || E->isTypeDependent() || E->isValueDependent())
     return std::nullopt;
-  // std::optional<DeviceId>(x): look at x.
+  // std::optional<DeviceId>(x) and std::make_optional(x): look at x.
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
       CE && isStdOptional(CE->getType()) && CE->getNumArgs() >= 1)
     E = stripWrappers(CE->getArg(CE->getNumArgs() - 1));
+  if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->getNumArgs() == 1)
+    if (const FunctionDecl *FD = Call->getDirectCallee();
+        FD && FD->getIdentifier() && FD->getName() == "make_optional" &&
+        FD->isInStdNamespace())
+      E = stripWrappers(Call->getArg(0));
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||

@@ -86,6 +86,8 @@ void all_reduce_kernel(Ref<float> x_ref, Ref<float> o_ref,
   for (AsyncCopyDescriptor& d : issued) {
     d.wait_send();
     // CHECK-MESSAGES: :[[@LINE-1]]:{{[0-9]+}}: warning: {{.*}} [dma-wait-send-on-local-copy]
+    // CHECK-FIXES: {{^}}    if (d.is_remote()){{$}}
+    // CHECK-FIXES-NEXT: {{^}}      d.wait_send();{{$}}
   }
   // 3. Receive side of the remote DMAs: our left neighbour's partial sum has
   //    landed in our receiving slot.

@@ -69,6 +69,7 @@ void halo_exchange_kernel(Ref<T> edges, Ref<T> ghosts, Ref<T> grid,
       residual, residuals_on_root.at(logical_id), residual_send_sem,
       residual_recv_sem, DeviceId{0, 0}, DeviceIdType::kLogical);
   // CHECK-MESSAGES: :[[@LINE-1]]:{{[0-9]+}}: warning: {{.*}} [dma-device-id-type-mismatch]
+  // CHECK-FIXES: {{^}}      residual_recv_sem, DeviceId{0, 0}, DeviceIdType::kMesh);{{$}}
   AsyncCopyDescriptor pending = std::move(to_root);
   pending.start();
   pending.wait_send();

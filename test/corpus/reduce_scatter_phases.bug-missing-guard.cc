@@ -103,6 +103,8 @@ void reduce_scatter_kernel(Ref<float> x_ref, Ref<float> o_ref,
   // accum_scratch is reused by the next phase: wait until it has been sent.
   out.wait_send();
   // CHECK-MESSAGES: :[[@LINE-1]]:{{[0-9]+}}: warning: {{.*}} [dma-wait-send-on-local-copy]
+  // CHECK-FIXES: {{^}}  if (out.is_remote()){{$}}
+  // CHECK-FIXES-NEXT: {{^}}    out.wait_send();{{$}}
   out.wait_recv();
   when(forward, [&] {
     semaphore_signal(capacity_sems[1 - phase], 1, neighbour[1 - phase]);

@@ -41,6 +41,10 @@ void ring_all_gather_kernel(Ref<float> x_ref, Ref<float> o_ref,
       async_copy(x_ref, o_ref.at(my_id), recv_sem[0]);
   initial_copy.wait_send();
   // CHECK-MESSAGES: :[[@LINE-1]]:{{[0-9]+}}: warning: {{.*}} [dma-wait-send-on-local-copy]
+  // The fix removes the statement: a receive-side wait of the same copy follows.
+  // CHECK-FIXES: {{^}}      async_copy(x_ref, o_ref.at(my_id), recv_sem[0]);{{$}}
+  // CHECK-FIXES-NOT: wait_send
+  // CHECK-FIXES: {{^}}  initial_copy.wait_recv();{{$}}
   initial_copy.wait_recv();
 
   // main_barrier: both neighbours must have entered the kernel before we

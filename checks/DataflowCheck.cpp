@@ -2,6 +2,8 @@
 #include "DataflowCheck.h"
 #include "ApiOptions.h"
 #include "dmalint/AstUtil.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang;
 
@@ -39,7 +41,23 @@ const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTCon
 }
 
 std::string DataflowCheck::nameOf(const Expr *E, const ASTContext &Ctx) {
-  std::string Text = spelling(E->IgnoreImplicit(), Ctx);
+  E = E->IgnoreImplicit();
+  // opt->wait_send(): the object is spelled `opt->`; name the optional.
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Arrow && Op->getNumArgs() == 1)
+    E = Op->getArg(0)->IgnoreImplicit();
+  std::string Text = spelling(E, Ctx);
+  if (Text.empty()) {
+    // Inside a macro body: the name as the macro spells it.
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Begin = SM.getSpellingLoc(E->getBeginLoc());
+    SourceLocation End = SM.getSpellingLoc(E->getEndLoc());
+    if (SM.getFileID(Begin) == SM.getFileID(End) &&
+        SM.getFileOffset(Begin) <= SM.getFileOffset(End))
+      Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Begin, End), SM,
+                                  Ctx.getLangOpts())
+                 .str();
+  }
   if (Text.empty() || Text.size() > 60 || Text.find('\n') != std::string::npos)
     return "descriptor";
   return Text;

@@ -237,22 +237,36 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
     return {};
   std::string Guard =
       "if (" + ObjectText + (Member->isArrow() ? "->" : ".") + IsRemote + "())";
-  // An unbraced guard as the then-branch of an if with an else would steal
-  // the else.
-  const auto *ParentIf = dyn_cast<IfStmt>(P.Parent);
-  bool Braces = prefersBraces(*P.Statement, Ctx) ||
-                (ParentIf && ParentIf->getThen() == P.Statement && ParentIf->getElse());
   std::optional<std::string> Indent = leadingIndent(Range.getBegin(), SM);
+  std::string ParentIndent = lineIndent(P.Parent->getBeginLoc(), SM);
+  std::string Step;
+  if (Indent)
+    Step = Indent->size() > ParentIndent.size()
+               ? Indent->substr(ParentIndent.size())
+               : std::string(Indent->find('\t') != std::string::npos ? "\t" : "  ");
+  // As the then-branch of an if with an else, the guard (braced or not)
+  // would take that else: the branch itself gets the braces.
+  if (const auto *ParentIf = dyn_cast<IfStmt>(P.Parent);
+      ParentIf && ParentIf->getThen() == P.Statement && ParentIf->getElse()) {
+    SourceLocation AfterParen = Lexer::getLocForEndOfToken(ParentIf->getRParenLoc(), 0, SM,
+                                                           Ctx.getLangOpts());
+    if (AfterParen.isInvalid() || AfterParen.isMacroID())
+      return {};
+    if (!Indent)
+      return {FixItHint::CreateInsertion(AfterParen, " {"),
+              FixItHint::CreateInsertion(Range.getBegin(), Guard + " "),
+              FixItHint::CreateInsertion(Range.getEnd(), " }")};
+    return {FixItHint::CreateInsertion(AfterParen, " {"),
+            FixItHint::CreateInsertion(Range.getBegin(), Guard + "\n" + *Indent + Step),
+            FixItHint::CreateInsertion(Range.getEnd(), "\n" + ParentIndent + "}")};
+  }
+  bool Braces = prefersBraces(*P.Statement, Ctx);
   if (!Indent) {
     if (Braces)
       return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " { "),
               FixItHint::CreateInsertion(Range.getEnd(), " }")};
     return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " ")};
   }
-  std::string ParentIndent = lineIndent(P.Parent->getBeginLoc(), SM);
-  std::string Step = Indent->size() > ParentIndent.size()
-                         ? Indent->substr(ParentIndent.size())
-                         : std::string(Indent->find('\t') != std::string::npos ? "\t" : "  ");
   if (Braces)
     return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " {\n" + *Indent + Step),
             FixItHint::CreateInsertion(Range.getEnd(), "\n" + *Indent + "}")};

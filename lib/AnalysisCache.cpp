@@ -17,10 +17,11 @@ void AnalysisCache::reset() {
 const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
                                                 clang::ASTContext &Ctx, const ApiIndex &Api,
                                                 const AnalysisLimits &Limits) {
-  auto It = Results.find(&FD);
+  auto Key = std::make_pair(&FD, Limits.MaxBlockVisits);
+  auto It = Results.find(Key);
   if (It != Results.end())
     return It->second;
-  return Results.emplace(&FD, analyzeFunction(FD, Ctx, Api, Limits)).first->second;
+  return Results.emplace(Key, analyzeFunction(FD, Ctx, Api, Limits)).first->second;
 }
 
 bool AnalysisCache::firstReport(llvm::StringRef Check, clang::SourceLocation Loc) {

@@ -15,7 +15,6 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/FoldingSet.h"
-#include "llvm/ADT/PostOrderIterator.h"
 #include <map>
 #include <memory>
 #include <queue>
@@ -141,12 +140,10 @@ private:
   /// a final sweep over the converged states. Returns the state at exit.
   State runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     std::vector<unsigned> Order(G.getNumBlockIDs(), 0);
-    std::vector<const CFGBlock *> ByOrder;
+    std::vector<const CFGBlock *> ByOrder = reversePostOrder(G);
     unsigned Index = 0;
-    for (const CFGBlock *B : llvm::ReversePostOrderTraversal<const CFG *>(&G)) {
+    for (const CFGBlock *B : ByOrder)
       Order[B->getBlockID()] = Index++;
-      ByOrder.push_back(B);
-    }
     std::vector<std::optional<State>> In(G.getNumBlockIDs());
     In[G.getEntry().getBlockID()] = std::move(Entry);
     std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>> Queue;
@@ -201,6 +198,32 @@ private:
       return Unreached;
     }
     return *Exit;
+  }
+
+  /// Blocks reachable from the entry, in reverse post-order. (LLVM's
+  /// traversal would visit the null successors that CFG pruning leaves for
+  /// constant conditions such as `do { } while (0)`.)
+  static std::vector<const CFGBlock *> reversePostOrder(const CFG &G) {
+    std::vector<const CFGBlock *> PostOrder;
+    std::vector<bool> Seen(G.getNumBlockIDs(), false);
+    std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Stack;
+    Stack.push_back({&G.getEntry(), G.getEntry().succ_begin()});
+    Seen[G.getEntry().getBlockID()] = true;
+    while (!Stack.empty()) {
+      auto &[Block, Next] = Stack.back();
+      if (Next == Block->succ_end()) {
+        PostOrder.push_back(Block);
+        Stack.pop_back();
+        continue;
+      }
+      const CFGBlock *Succ = Next->getReachableBlock();
+      ++Next;
+      if (Succ && !Seen[Succ->getBlockID()]) {
+        Seen[Succ->getBlockID()] = true;
+        Stack.push_back({Succ, Succ->succ_begin()});
+      }
+    }
+    return std::vector<const CFGBlock *>(PostOrder.rbegin(), PostOrder.rend());
   }
 
   template <typename Fn> void propagate(const CFGBlock &B, const State &S, Fn Emit) {
@@ -385,7 +408,7 @@ private:
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
         Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
       C.K = Condition::IsRemote;
-      C.Locs = resolve(Call->getImplicitObjectArgument(), S);
+      C.Locs = objectLocs(Call, S);
       if (C.Locs.empty())
         C.K = Condition::None;
       return C;
@@ -538,6 +561,16 @@ private:
         if (It != S.PointsTo.end())
           return It->second;
       }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+        Op && Op->getOperator() == OO_Arrow)
+      return resolve(Op, S); // opt->f(): the optional's descriptor.
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+      LocList Result = pointees(CO->getTrueExpr(), S);
+      for (const Loc &L : pointees(CO->getFalseExpr(), S))
+        if (llvm::find(Result, L) == Result.end())
+          Result.push_back(L);
+      return Result;
+    }
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
       if (const CXXMethodDecl *MD = MC->getMethodDecl();
           MD && MD->getIdentifier() && MD->getName() == "data" &&
@@ -654,7 +687,9 @@ private:
         return read(elementsOf(resolve(Construct->getArg(0), S)), S);
       ValueSet Result;
       for (const Expr *Arg : Construct->arguments())
-        if (Api.isDescriptorType(Arg->getType()) || isa<CXXStdInitializerListExpr>(
+        if (isa<CXXDefaultArgExpr>(Arg))
+          continue; // The allocator.
+        else if (Api.isDescriptorType(Arg->getType()) || isa<CXXStdInitializerListExpr>(
                                                         Arg->IgnoreParenImpCasts()))
           Result.unionWith(elementValues(Arg, S));
         else if (!Arg->getType()->isIntegralOrEnumerationType())
@@ -666,14 +701,23 @@ private:
 
   // ------------------------------------------------------------ writes ---
 
-  void write(const LocList &Locs, const ValueSet &VS, State &S, bool Strong) {
+  /// How a write replaces what a location held.
+  enum class Update {
+    Weak,           ///< Adds to it (one element of a container, or one of several targets).
+    Strong,         ///< Replaces it when it is one plain location.
+    WholeContainer, ///< Replaces all elements: `v = {...}`, `v.clear()`.
+  };
+
+  void write(const LocList &Locs, const ValueSet &VS, State &S, Update How) {
     for (auto It = S.RemoteFlags.begin(); It != S.RemoteFlags.end();)
       It = llvm::find(Locs, It->second) != Locs.end() ? S.RemoteFlags.erase(It)
                                                        : std::next(It);
-    bool Single = Strong && Locs.size() == 1 && !Locs[0].Elements;
+    bool Replace = Locs.size() == 1 &&
+                   ((How == Update::Strong && !Locs[0].Elements) ||
+                    (How == Update::WholeContainer && Locs[0].Elements));
     for (const Loc &L : Locs) {
       auto It = S.Values.find(L);
-      if (Single || (Strong && L.Elements && Locs.size() == 1)) {
+      if (Replace) {
         S.Values[L] = VS;
       } else if (It == S.Values.end()) {
         ValueSet Weak = unknown();
@@ -726,7 +770,7 @@ private:
       const Expr *E = Init->IgnoreParenImpCasts();
       if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
           Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
-        LocList Locs = resolve(Call->getImplicitObjectArgument(), S);
+        LocList Locs = objectLocs(Call, S);
         if (Locs.size() == 1)
           S.RemoteFlags[VD] = Locs[0];
       }
@@ -797,10 +841,24 @@ private:
     }
   }
 
+  /// The locations of a method call's object: `d.f()` is d, `p->f()` is *p.
+  LocList objectLocs(const CXXMemberCallExpr *Call, const State &S) {
+    const Expr *Obj = Call->getImplicitObjectArgument();
+    const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+    return ME && ME->isArrow() ? pointees(Obj, S) : resolve(Obj, S);
+  }
+
+  ValueSet objectValues(const CXXMemberCallExpr *Call, const State &S) {
+    const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+    if (ME && ME->isArrow())
+      return read(pointees(Call->getImplicitObjectArgument(), S), S);
+    return eval(Call->getImplicitObjectArgument(), S);
+  }
+
   void recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallExpr *Call,
                  const State &S) {
     const Expr *Obj = Call->getImplicitObjectArgument();
-    ValueSet VS = eval(Obj, S);
+    ValueSet VS = objectValues(Call, S);
     auto [It, Inserted] = UseIndex.emplace(Call, Uses.size());
     if (Inserted)
       Uses.push_back(DescriptorUse{Call, Obj, VS});
@@ -866,14 +924,14 @@ private:
     QualType T = Target->getType();
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
       if (Api.isDescriptorType(T)) {
-        write(resolve(Target, S), eval(Op->getArg(1), S), S, /*Strong=*/true);
+        write(resolve(Target, S), eval(Op->getArg(1), S), S, Update::Strong);
         return;
       }
       if (isDescriptorContainer(T, Api)) {
         const Expr *RHS = Op->getArg(1);
         ValueSet VS = Api.isDescriptorType(RHS->getType()) ? eval(RHS, S)
                                                            : elementValues(RHS, S);
-        write(elementsOf(resolve(Target, S)), VS, S, /*Strong=*/true);
+        write(elementsOf(resolve(Target, S)), VS, S, Update::WholeContainer);
         return;
       }
       if (const VarDecl *VD = varOf(Target))
@@ -918,18 +976,18 @@ private:
       StringRef Name = MD->getIdentifier() ? MD->getName() : "";
       if (Name == "push_back" || Name == "emplace_back" || Name == "push_front" ||
           Name == "emplace_front" || Name == "insert" || Name == "emplace") {
-        write(Elements, insertedValue(MC, S), S, /*Strong=*/false);
+        write(Elements, insertedValue(MC, S), S, Update::Weak);
         return;
       }
       if (Name == "clear" || Name == "reset") {
-        write(Elements, ValueSet(), S, /*Strong=*/true);
+        write(Elements, ValueSet(), S, Update::WholeContainer);
         return;
       }
       if (MD->isConst() || Name == "size" || Name == "begin" || Name == "end" ||
           Name == "at" || Name == "front" || Name == "back" || Name == "value" ||
           Name == "data" || Name == "pop_back" || Name == "reserve" || Name == "empty")
         return;
-      write(Elements, unknown(), S, /*Strong=*/false);
+      write(Elements, unknown(), S, Update::Weak);
       return;
     }
     opaqueCall(MD, llvm::ArrayRef(MC->getArgs(), MC->getNumArgs()), S, Report, Depth);
@@ -1058,7 +1116,7 @@ private:
       forgetVar(cast<VarDecl>(L.Root), S);
       return;
     }
-    write(LocList{L}, unknown(), S, /*Strong=*/true);
+    write(LocList{L}, unknown(), S, L.Elements ? Update::WholeContainer : Update::Strong);
   }
 };
 

@@ -97,13 +97,17 @@ static void printOne(llvm::raw_ostream &OS, SourceCache &Sources,
 void printDiagnostics(llvm::ArrayRef<ClangTidyError> Errors, SourceCache &Sources,
                       llvm::raw_ostream &OS, bool UseColor) {
   for (const ClangTidyError &E : Errors) {
-    bool IsError = E.DiagLevel == ClangTidyError::Error;
+    bool IsError = E.DiagLevel == ClangTidyError::Error || E.IsWarningAsError;
+    bool IsRemark = E.DiagLevel == ClangTidyError::Remark;
     std::string Suffix;
     if (!llvm::StringRef(E.DiagnosticName).starts_with("clang-diagnostic-error"))
       Suffix = " [" + E.DiagnosticName + (E.IsWarningAsError ? ",-warnings-as-errors" : "") + "]";
-    printOne(OS, Sources, E.Message, E.BuildDirectory, IsError ? "error" : "warning",
-             IsError ? llvm::raw_ostream::RED : llvm::raw_ostream::MAGENTA, Suffix,
-             UseColor);
+    printOne(OS, Sources, E.Message, E.BuildDirectory,
+             IsError ? "error" : IsRemark ? "remark" : "warning",
+             IsError    ? llvm::raw_ostream::RED
+             : IsRemark ? llvm::raw_ostream::BLUE
+                        : llvm::raw_ostream::MAGENTA,
+             Suffix, UseColor);
     for (const tooling::DiagnosticMessage &Note : E.Notes)
       printOne(OS, Sources, Note, E.BuildDirectory, "note", llvm::raw_ostream::CYAN, "",
                UseColor);

@@ -152,8 +152,12 @@ int main(int argc, const char **argv) {
   outs().flush();
 
   unsigned CompilerErrors = 0, Findings = 0;
-  for (const tidy::ClangTidyError &E : Errors)
-    (isCompilerError(E) ? CompilerErrors : Findings)++;
+  for (const tidy::ClangTidyError &E : Errors) {
+    if (isCompilerError(E))
+      ++CompilerErrors;
+    else if (E.DiagLevel != tidy::ClangTidyError::Remark)
+      ++Findings; // Remarks (e.g. a function skipped at the work limit) inform only.
+  }
 
   if (Fix && Findings) {
     if (CompilerErrors) {

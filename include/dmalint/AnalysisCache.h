@@ -35,7 +35,9 @@ public:
   unsigned functionsAnalysed() const { return Results.size(); }
 
 private:
-  std::map<const clang::FunctionDecl *, FunctionAnalysis> Results;
+  // Keyed by the work limit too: two checks configured with different
+  // limits each get the answer their limit gives.
+  std::map<std::pair<const clang::FunctionDecl *, unsigned>, FunctionAnalysis> Results;
   std::set<std::pair<std::string, unsigned>> Reported;
 };
 

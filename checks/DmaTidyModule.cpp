@@ -8,7 +8,10 @@
 #include "StartPriorityCheck.h"
 #include "WaitSendOnLocalCopyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
+#include "clang/Basic/Version.h"
+#if CLANG_VERSION_MAJOR < 22 // Merged into ClangTidyModule.h (and deprecated) in 22.
 #include "clang-tidy/ClangTidyModuleRegistry.h"
+#endif
 
 namespace dmalint::checks {
 

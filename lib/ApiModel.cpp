@@ -79,7 +79,10 @@ static const CXXRecordDecl *recordOf(QualType T) {
 }
 
 bool ApiIndex::isDescriptorType(QualType T) const {
-  const CXXRecordDecl *RD = recordOf(T);
+  return isDescriptorRecord(recordOf(T));
+}
+
+bool ApiIndex::isDescriptorRecord(const CXXRecordDecl *RD) const {
   if (!RD || !RD->getIdentifier())
     return false;
   auto It = DescriptorTypesByName.find(RD->getName());
@@ -96,7 +99,7 @@ ApiRole ApiIndex::roleOf(const FunctionDecl *FD) const {
   if (!FD || !FD->getIdentifier())
     return ApiRole::None;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
-    if (MD->isStatic() || !isDescriptorType(QualType(MD->getParent()->getTypeForDecl(), 0)))
+    if (MD->isStatic() || !isDescriptorRecord(MD->getParent()))
       return ApiRole::None;
     auto It = MethodsByName.find(MD->getName());
     return It == MethodsByName.end() ? ApiRole::None : It->second;
@@ -113,7 +116,7 @@ ApiRole ApiIndex::roleOf(const FunctionDecl *FD) const {
 
 bool ApiIndex::isDescriptorConstructor(const CXXConstructorDecl *Ctor) const {
   return Ctor && !Ctor->isCopyOrMoveConstructor() &&
-         isDescriptorType(QualType(Ctor->getParent()->getTypeForDecl(), 0));
+         isDescriptorRecord(Ctor->getParent());
 }
 
 bool ApiIndex::isDeviceIdType(QualType T) const {

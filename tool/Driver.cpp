@@ -1,6 +1,7 @@
 //===- Driver.cpp - Compile commands in, clang-tidy findings out ----------===//
 #include "Driver.h"
 #include "clang-tidy/ClangTidy.h"
+#include "clang/Basic/Version.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -102,7 +103,12 @@ std::vector<std::string> enabledChecks(const std::string &File,
                                        const ClangTidyOptions &Overrides) {
   auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());
   ClangTidyOptions Effective = Provider->getOptions(File);
+#if CLANG_VERSION_MAJOR >= 22
+  return getCheckNames(Effective, /*AllowEnablingAnalyzerAlphaCheckers=*/false,
+                       /*ExperimentalCustomChecks=*/false);
+#else
   return getCheckNames(Effective, /*AllowEnablingAnalyzerAlphaCheckers=*/false);
+#endif
 }
 
 } // namespace dmalint::tool

@@ -71,6 +71,7 @@ public:
 
   /// True for a (possibly cv-qualified) descriptor class type.
   bool isDescriptorType(clang::QualType T) const;
+  bool isDescriptorRecord(const clang::CXXRecordDecl *RD) const;
   /// The role of a called function or method; None when it is not the API.
   ApiRole roleOf(const clang::FunctionDecl *FD) const;
   /// True for a constructor of a descriptor type (the general form).

@@ -66,9 +66,17 @@ static void printOne(llvm::raw_ostream &OS, SourceCache &Sources,
   }
   ResolvedLocation L = Sources.resolve(absolutePath(Message.FilePath, BuildDirectory),
                                        Message.FileOffset);
+  llvm::StringRef Shown = L.Path;
+  // Paths under the working directory read as the user would type them.
+  static const std::string WorkingDirectory = [] {
+    llvm::SmallString<256> Here;
+    llvm::sys::fs::current_path(Here);
+    return std::string(Here) + "/";
+  }();
+  Shown.consume_front(WorkingDirectory);
   if (UseColor)
     OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
-  OS << L.Path << ":" << L.Line << ":" << L.Column << ": ";
+  OS << Shown << ":" << L.Line << ":" << L.Column << ": ";
   if (UseColor)
     OS.changeColor(LevelColor, /*Bold=*/true);
   OS << Level << ":";

@@ -6,6 +6,8 @@
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ThreadPool.h"
+#include <mutex>
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
@@ -20,14 +22,18 @@ static llvm::Error inputError(const llvm::Twine &Message) {
 
 /// Adds -resource-dir (baked in at configure time) unless the command has one:
 /// a LibTooling binary outside LLVM's bin/ does not find stddef.h and friends.
-static tooling::ArgumentsAdjuster resourceDirAdjuster() {
+/// Also turns off clang's "N warnings generated." line: dmalint reports what
+/// it found itself, and those counts include compiler warnings it filtered.
+static tooling::ArgumentsAdjuster driverAdjuster() {
   return [](const tooling::CommandLineArguments &Args, llvm::StringRef) {
-    for (const std::string &Arg : Args)
-      if (llvm::StringRef(Arg).starts_with("-resource-dir"))
-        return Args;
     tooling::CommandLineArguments Adjusted = Args;
-    Adjusted.insert(Adjusted.begin() + (Adjusted.empty() ? 0 : 1),
-                    "-resource-dir=" DMALINT_CLANG_RESOURCE_DIR);
+    auto At = Adjusted.begin() + (Adjusted.empty() ? 0 : 1);
+    At = Adjusted.insert(At, "-fno-caret-diagnostics") + 1;
+    bool HasResourceDir = llvm::any_of(Args, [](const std::string &Arg) {
+      return llvm::StringRef(Arg).starts_with("-resource-dir");
+    });
+    if (!HasResourceDir)
+      Adjusted.insert(At, "-resource-dir=" DMALINT_CLANG_RESOURCE_DIR);
     return Adjusted;
   };
 }
@@ -66,7 +72,7 @@ loadCompilations(const CompilationSource &Source,
     Base = tooling::inferMissingCompileCommands(std::move(Base));
   }
   auto Adjusted = std::make_unique<tooling::ArgumentsAdjustingCompilations>(std::move(Base));
-  Adjusted->appendArgumentsAdjuster(resourceDirAdjuster());
+  Adjusted->appendArgumentsAdjuster(driverAdjuster());
   return std::unique_ptr<tooling::CompilationDatabase>(std::move(Adjusted));
 }
 
@@ -86,17 +92,56 @@ optionsProvider(const ClangTidyOptions &Overrides,
                                                Overrides, std::move(FS));
 }
 
-std::vector<ClangTidyError>
-runChecks(const tooling::CompilationDatabase &Compilations,
-          const std::vector<std::string> &Files, const ClangTidyOptions &Overrides) {
-  // A physical file system of its own: ClangTool changes the working
-  // directory per compile command, and this keeps that change to this run.
+/// One translation unit, with its own context and file system so that runs
+/// can share nothing: ClangTool changes the working directory per compile
+/// command, and a physical file system of its own keeps that to this run.
+static std::vector<ClangTidyError> runOne(const tooling::CompilationDatabase &Compilations,
+                                          const std::string &File,
+                                          const ClangTidyOptions &Overrides) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(
       llvm::vfs::createPhysicalFileSystem().release());
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS(
       new llvm::vfs::OverlayFileSystem(FS));
   ClangTidyContext Context(optionsProvider(Overrides, FS));
-  return runClangTidy(Context, Compilations, Files, BaseFS, /*ApplyAnyFix=*/false);
+  return runClangTidy(Context, Compilations, {File}, BaseFS, /*ApplyAnyFix=*/false);
+}
+
+static bool sameFinding(const ClangTidyError &A, const ClangTidyError &B) {
+  return A.DiagnosticName == B.DiagnosticName && A.Message.Message == B.Message.Message &&
+         A.Message.FilePath == B.Message.FilePath &&
+         A.Message.FileOffset == B.Message.FileOffset;
+}
+
+std::vector<ClangTidyError>
+runChecks(const tooling::CompilationDatabase &Compilations,
+          const std::vector<std::string> &Files, const ClangTidyOptions &Overrides,
+          unsigned Jobs, const std::function<void(size_t Done)> &Progress) {
+  std::vector<std::vector<ClangTidyError>> PerFile(Files.size());
+  std::mutex ProgressMutex;
+  size_t Done = 0;
+  auto Run = [&](size_t I) {
+    PerFile[I] = runOne(Compilations, Files[I], Overrides);
+    std::lock_guard<std::mutex> Lock(ProgressMutex);
+    if (Progress)
+      Progress(++Done);
+  };
+  if (Jobs == 1 || Files.size() == 1) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      Run(I);
+  } else {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
+    for (size_t I = 0; I < Files.size(); ++I)
+      Pool.async([&Run, I] { Run(I); });
+    Pool.wait();
+  }
+  // Input order, whatever the scheduling; a header's finding seen by several
+  // translation units once.
+  std::vector<ClangTidyError> All;
+  for (std::vector<ClangTidyError> &Errors : PerFile)
+    for (ClangTidyError &E : Errors)
+      if (llvm::none_of(All, [&](const ClangTidyError &Seen) { return sameFinding(Seen, E); }))
+        All.push_back(std::move(E));
+  return All;
 }
 
 std::vector<std::string> enabledChecks(const std::string &File,

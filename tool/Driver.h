@@ -6,6 +6,7 @@
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,11 +29,15 @@ loadCompilations(const CompilationSource &Source,
 /// The options dmalint runs with when no .clang-tidy says otherwise.
 clang::tidy::ClangTidyOptions defaultOptions();
 
-/// Runs the enabled checks over \p Files.
+/// Runs the enabled checks over \p Files, \p Jobs translation units at a
+/// time (0: one per core). The result is in input order and holds each
+/// finding once, whatever the scheduling. \p Progress is called (serialised)
+/// after each translation unit.
 std::vector<clang::tidy::ClangTidyError>
 runChecks(const clang::tooling::CompilationDatabase &Compilations,
           const std::vector<std::string> &Files,
-          const clang::tidy::ClangTidyOptions &Overrides);
+          const clang::tidy::ClangTidyOptions &Overrides, unsigned Jobs,
+          const std::function<void(size_t Done)> &Progress);
 
 /// The names of the checks enabled for \p File under \p Overrides.
 std::vector<std::string> enabledChecks(const std::string &File,

@@ -12,6 +12,8 @@
 #include "Driver.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include <chrono>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -46,7 +48,10 @@ cl::opt<std::string> HeaderFilter(
     cl::cat(Category));
 cl::opt<bool> ListChecks("list-checks", cl::desc("List the enabled checks and exit"),
                          cl::cat(Category));
-cl::opt<bool> Quiet("quiet", cl::desc("Print no summary line on stderr"), cl::cat(Category));
+cl::opt<bool> Quiet("quiet", cl::desc("Print no progress or summary on stderr"),
+                    cl::cat(Category));
+cl::opt<unsigned> Jobs("j", cl::desc("Translation units analysed in parallel (default: all cores)"),
+                       cl::init(0), cl::cat(Category));
 cl::opt<bool> UseColor("use-color",
                        cl::desc("Colour the diagnostics (default: when stdout is a terminal)"),
                        cl::cat(Category));
@@ -143,7 +148,20 @@ int main(int argc, const char **argv) {
   if (enabledChecks(Inputs.front(), Overrides).empty())
     return usageError("no checks enabled (check --checks and the Checks of .clang-tidy)");
 
-  std::vector<tidy::ClangTidyError> Errors = runChecks(**Compilations, Inputs, Overrides);
+  // On a terminal, one line of progress that rewrites itself.
+  bool ShowProgress = !Quiet && Inputs.size() > 1 && sys::Process::StandardErrIsDisplayed();
+  auto Started = std::chrono::steady_clock::now();
+  auto Progress = [&](size_t Done) {
+    if (!ShowProgress)
+      return;
+    double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Started)
+                         .count();
+    errs() << format("\rdmalint: %zu/%zu files, %.1fs", Done, Inputs.size(), Seconds);
+    if (Done == Inputs.size())
+      errs() << "\n";
+  };
+  std::vector<tidy::ClangTidyError> Errors =
+      runChecks(**Compilations, Inputs, Overrides, Jobs, Progress);
 
   bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
                                                : sys::Process::StandardOutIsDisplayed();

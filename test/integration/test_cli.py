@@ -1,0 +1,190 @@
+"""End-to-end behaviour of the standalone dmalint and of the plugin in
+clang-tidy that users and CI rely on: exit statuses, configuration files,
+NOLINT, compile databases, parallel runs, the plugin's check list.
+
+Tool paths come from the environment (set by CTest): DMALINT, CLANG_TIDY,
+PLUGIN, DMALINT_INCLUDE.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import textwrap
+import unittest
+
+DMALINT = os.environ.get("DMALINT")
+CLANG_TIDY = os.environ.get("CLANG_TIDY")
+PLUGIN = os.environ.get("PLUGIN")
+INCLUDE = os.environ.get("DMALINT_INCLUDE")
+
+KERNEL_HEAD = "#include <tpu/dma.h>\nusing namespace tpu;\n"
+BAD_PRIORITY = KERNEL_HEAD + textwrap.dedent("""\
+    void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
+      auto d = make_async_copy(a, b, s);
+      d.start(-1);
+      d.wait();
+    }
+    """)
+CLEAN = KERNEL_HEAD + textwrap.dedent("""\
+    void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
+      auto d = make_async_copy(a, b, s);
+      d.start();
+      d.wait();
+    }
+    """)
+
+
+@unittest.skipUnless(DMALINT and CLANG_TIDY and PLUGIN and INCLUDE, "tool paths not set")
+class Cli(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="dmalint-cli-")
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def dmalint(self, *args, cwd=None):
+        return subprocess.run([DMALINT, *args], cwd=cwd or self.dir, capture_output=True,
+                              text=True, timeout=120)
+
+    def flags(self):
+        return ["--", "-std=c++17", "-I" + INCLUDE]
+
+    def test_exit_status_is_0_without_findings(self):
+        path = self.write("clean.cc", CLEAN)
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "")
+
+    def test_exit_status_is_1_with_findings(self):
+        path = self.write("bad.cc", BAD_PRIORITY)
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("bad.cc:5:11: warning: DMA start priority must be non-negative, got -1 "
+                      "[dma-start-priority]", r.stdout)
+        # The source line and the caret under the '-'.
+        self.assertIn("    5 |   d.start(-1);\n      |           ^\n", r.stdout)
+
+    def test_missing_file_is_an_input_error(self):
+        r = self.dmalint(os.path.join(self.dir, "nope.cc"), *self.flags())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no such file", r.stderr)
+
+    def test_missing_compile_database_is_an_input_error(self):
+        path = self.write("bad.cc", BAD_PRIORITY)
+        r = self.dmalint(path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no compilation database found", r.stderr)
+        r = self.dmalint("-p", os.path.join(self.dir, "no-build-dir"), path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("does not exist", r.stderr)
+        os.makedirs(os.path.join(self.dir, "empty-build"))
+        r = self.dmalint("-p", os.path.join(self.dir, "empty-build"), path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cannot load a compilation database", r.stderr)
+
+    def test_code_that_does_not_compile_is_an_input_error(self):
+        path = self.write("broken.cc", KERNEL_HEAD + "void k() { AsyncCopyDescriptor d = ; d.wait_se(); }\n")
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("error: expected expression", r.stdout)
+        self.assertIn("compiler error", r.stderr)
+
+    def test_usage_errors(self):
+        path = self.write("bad.cc", BAD_PRIORITY)
+        for args in (["--no-such-option"], ["--header-filter=(", path, *self.flags()],
+                     ["--checks=-*", path, *self.flags()]):
+            r = self.dmalint(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertTrue(r.stderr.strip(), args)
+
+    def test_clang_tidy_file_and_nolint(self):
+        self.write(".clang-tidy", "Checks: '-*,dma-*,-dma-device-id-type-mismatch'\n")
+        path = self.write("k.cc", KERNEL_HEAD + textwrap.dedent("""\
+            void k(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {
+              auto d = make_async_copy(a, b, s);
+              d.start(-1); // NOLINT
+              // NOLINTNEXTLINE(dma-start-priority)
+              d.start(-2);
+              // NOLINTBEGIN(dma-*)
+              d.start(-3);
+              // NOLINTEND(dma-*)
+              d.start(-4);
+              auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
+            }
+            """))
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 1)
+        warnings = [l for l in r.stdout.splitlines() if "warning:" in l]
+        self.assertEqual(len(warnings), 1, r.stdout)
+        self.assertIn("got -4", warnings[0])
+        # The same configuration through the plugin in clang-tidy.
+        t = subprocess.run([CLANG_TIDY, "-load=" + PLUGIN, path, *self.flags()], cwd=self.dir,
+                           capture_output=True, text=True)
+        self.assertEqual(t.returncode, 0, t.stderr)
+        tidy_warnings = [l for l in t.stdout.splitlines() if "warning:" in l]
+        self.assertEqual(len(tidy_warnings), 1, t.stdout)
+        self.assertIn("got -4", tidy_warnings[0])
+
+    def test_compile_database_parallel_runs_are_deterministic(self):
+        header = self.write("src/shared.h", KERNEL_HEAD + textwrap.dedent("""\
+            inline void shared(Ref<float> a, Ref<float> b, DmaSemaphore s) {
+              auto d = make_async_copy(a, b, s);
+              d.start(2);
+              d.wait();
+            }
+            """))
+        entries = []
+        for i in range(6):
+            body = '#include "shared.h"\n' + (BAD_PRIORITY if i % 2 else CLEAN).replace(
+                "void k(", "void k%d(" % i)
+            path = self.write("src/k%d.cc" % i, body)
+            entries.append({"directory": self.dir, "file": path,
+                            "command": "clang++ -std=c++17 -I%s -c %s" % (INCLUDE, path)})
+        self.write("build/compile_commands.json", json.dumps(entries))
+        build = os.path.join(self.dir, "build")
+        one = self.dmalint("-p", build, "-j", "1", "--header-filter=.*")
+        four = self.dmalint("-p", build, "-j", "4", "--header-filter=.*")
+        self.assertEqual(one.returncode, 1, one.stderr)
+        self.assertEqual(one.stdout, four.stdout)
+        # The header's finding once, though six translation units include it.
+        self.assertEqual(one.stdout.count("shared.h:5:11: warning:"), 1, one.stdout)
+        self.assertEqual(one.stdout.count("got -1"), 3)
+        del header
+
+    def test_fix_rewrites_the_file_and_keeps_its_permissions(self):
+        path = self.write("fix.cc", KERNEL_HEAD + textwrap.dedent("""\
+            void k(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {
+              auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
+              e.start();
+              e.wait();
+            }
+            """))
+        os.chmod(path, 0o640)
+        r = self.dmalint("--fix", path, *self.flags())
+        self.assertEqual(r.returncode, 1)
+        with open(path) as f:
+            self.assertIn("{0, 1}, DeviceIdType::kMesh);", f.read())
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o640)
+        self.assertEqual(self.dmalint(path, *self.flags()).returncode, 0)
+
+    def test_plugin_lists_the_checks(self):
+        t = subprocess.run([CLANG_TIDY, "-load=" + PLUGIN, "--checks=-*,dma-*", "--list-checks"],
+                           capture_output=True, text=True)
+        self.assertEqual(t.returncode, 0, t.stderr)
+        for check in ("dma-device-id-type-mismatch", "dma-src-sem-device-id-mismatch",
+                      "dma-start-priority", "dma-wait-send-on-local-copy"):
+            self.assertIn(check, t.stdout)
+        d = self.dmalint("--list-checks")
+        self.assertEqual(d.returncode, 0)
+        self.assertEqual(sorted(l.strip() for l in d.stdout.splitlines()[1:]),
+                         sorted(l.strip() for l in t.stdout.splitlines()[1:] if l.strip()))
+
+
+if __name__ == "__main__":
+    unittest.main()

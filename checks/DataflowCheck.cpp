@@ -23,6 +23,22 @@ void DataflowCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ReportSkippedFunctions", ReportSkippedFunctions ? "true" : "false");
 }
 
+ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi() const {
+  using namespace ast_matchers;
+  const ApiModel &M = Api->model();
+  std::vector<StringRef> Types(M.DescriptorTypes.begin(), M.DescriptorTypes.end());
+  std::vector<StringRef> Factories;
+  for (auto &[Name, Role] : M.Functions)
+    if (Role != ApiRole::DeviceQuery)
+      Factories.push_back(Name);
+  auto Descriptor = cxxRecordDecl(hasAnyName(Types));
+  return functionDecl(
+      isDefinition(),
+      hasDescendant(expr(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(Descriptor)))),
+                               callExpr(callee(functionDecl(hasAnyName(Factories)))),
+                               cxxConstructExpr(hasType(Descriptor))))));
+}
+
 const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx) {
   if (FD.isDependentContext() || Ctx.getDiagnostics().hasUncompilableErrorOccurred())
     return nullptr;

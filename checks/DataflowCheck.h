@@ -4,6 +4,7 @@
 
 #include "dmalint/AnalysisCache.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include <memory>
 
 namespace dmalint::checks {
@@ -20,6 +21,10 @@ public:
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
 
 protected:
+  /// Function definitions that touch the API at all (call a descriptor
+  /// method, a factory, or build a descriptor): the others cost nothing.
+  clang::ast_matchers::internal::BindableMatcher<clang::Decl> functionsUsingApi() const;
+
   /// The analysis of \p FD, or null when it must not be judged: a template
   /// pattern, a translation unit with errors, or a function over the work
   /// limit (then reported as a remark when ReportSkippedFunctions is set).

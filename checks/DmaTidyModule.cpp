@@ -6,6 +6,7 @@
 #include "DeviceIdTypeMismatchCheck.h"
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "StartPriorityCheck.h"
+#include "UnusedDescriptorCheck.h"
 #include "WaitSendOnLocalCopyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Basic/Version.h"
@@ -21,6 +22,7 @@ public:
     Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
     Factories.registerCheck<SrcSemDeviceIdMismatchCheck>("dma-src-sem-device-id-mismatch");
     Factories.registerCheck<StartPriorityCheck>("dma-start-priority");
+    Factories.registerCheck<UnusedDescriptorCheck>("dma-unused-descriptor");
     Factories.registerCheck<WaitSendOnLocalCopyCheck>("dma-wait-send-on-local-copy");
   }
 };

@@ -9,26 +9,46 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-static std::vector<std::string> methodsWithRole(const ApiModel &M, ApiRole Role) {
-  std::vector<std::string> Names;
-  for (auto &[Name, R] : M.Methods)
-    if (R == Role)
-      Names.push_back(Name);
-  return Names;
+void WaitSendOnLocalCopyCheck::registerMatchers(MatchFinder *Finder) {
+  // Direct wait_sends, and calls that hand a local copy to a helper that
+  // waits its send side: any function that touches the API.
+  Finder->addMatcher(functionsUsingApi().bind("function"), this);
 }
 
-void WaitSendOnLocalCopyCheck::registerMatchers(MatchFinder *Finder) {
-  std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
-                               Api->model().DescriptorTypes.end());
-  std::vector<std::string> WaitSend = methodsWithRole(Api->model(), ApiRole::WaitSend);
-  // Only functions that call wait_send at all are analysed.
-  Finder->addMatcher(
-      functionDecl(isDefinition(),
-                   hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(
-                       hasAnyName(std::vector<StringRef>(WaitSend.begin(), WaitSend.end())),
-                       ofClass(hasAnyName(Types)))))))
-          .bind("function"),
-      this);
+/// The local origins among \p Values, and whether every value is local.
+static std::pair<llvm::SmallVector<OriginId, 2>, bool>
+localOrigins(const FunctionAnalysis &Analysis, const ValueSet &Values) {
+  llvm::SmallVector<OriginId, 2> Local;
+  bool AllLocal = true;
+  for (const Value &V : Values.values()) {
+    if (Analysis.kindOf(V) != Remoteness::Local) {
+      AllLocal = false;
+      continue;
+    }
+    if (llvm::find(Local, V.Origin) == Local.end())
+      Local.push_back(V.Origin);
+  }
+  return {Local, AllLocal};
+}
+
+/// Where a call is best pointed at: the called name.
+static SourceLocation calleeLoc(const Expr *Call) {
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    if (const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens()))
+      return ME->getMemberLoc();
+  if (const auto *CE = dyn_cast<CallExpr>(Call))
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+      return DRE->getLocation();
+  return Call->getBeginLoc();
+}
+
+static std::string calleeName(const Expr *Call) {
+  const FunctionDecl *FD = nullptr;
+  if (const auto *CE = dyn_cast<CallExpr>(Call))
+    FD = CE->getDirectCallee();
+  else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Call))
+    FD = Construct->getConstructor();
+  return FD ? FD->getNameAsString() : "the callee";
 }
 
 void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
@@ -38,16 +58,7 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   for (const DescriptorUse &Use : Analysis->WaitSends) {
-    llvm::SmallVector<OriginId, 2> LocalOrigins;
-    bool AllLocal = true;
-    for (const Value &V : Use.Values.values()) {
-      if (Analysis->kindOf(V) != Remoteness::Local) {
-        AllLocal = false;
-        continue;
-      }
-      if (llvm::find(LocalOrigins, V.Origin) == LocalOrigins.end())
-        LocalOrigins.push_back(V.Origin);
-    }
+    auto [LocalOrigins, AllLocal] = localOrigins(*Analysis, Use.Values);
     if (LocalOrigins.empty())
       continue;
     const auto *Member = cast<MemberExpr>(Use.Call->getCallee()->IgnoreParens());
@@ -75,6 +86,51 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
            DiagnosticIDs::Note)
           << Name;
   }
+  for (const HelperWaitSend &Helper : Analysis->HelperWaitSends)
+    reportHelperCall(Helper, *Analysis, Ctx);
+}
+
+void WaitSendOnLocalCopyCheck::reportHelperCall(const HelperWaitSend &Helper,
+                                                const FunctionAnalysis &Analysis,
+                                                ASTContext &Ctx) {
+  auto [LocalOrigins, AllLocal] = localOrigins(Analysis, Helper.Values);
+  if (LocalOrigins.empty() ||
+      !AnalysisCache::current().firstReport("dma-wait-send-on-local-copy",
+                                            Helper.Argument->getBeginLoc()))
+    return;
+  // What the helper receives: a descriptor, a container's elements, or (for a
+  // pointer) what it points to, named as the caller wrote it.
+  const Expr *Argument = Helper.Argument->IgnoreParenImpCasts();
+  bool Container = isDescriptorContainer(Argument->getType(), *Api);
+  if (const auto *AddressOf = dyn_cast<UnaryOperator>(Argument);
+      AddressOf && AddressOf->getOpcode() == UO_AddrOf) {
+    Argument = AddressOf->getSubExpr()->IgnoreParenImpCasts();
+    Container = isDescriptorContainer(Argument->getType(), *Api);
+  } else if (Argument->getType()->isPointerType()) {
+    Container = isDescriptorContainer(Argument->getType()->getPointeeType(), *Api);
+  }
+  std::string Name = nameOf(Argument, Ctx);
+  std::string What = Container ? "an element of '" + Name + "'" : "'" + Name + "'";
+  const CXXMemberCallExpr *WaitSend = Helper.Requirement.WaitSend;
+  StringRef Method = WaitSend->getMethodDecl()->getName();
+  diag(calleeLoc(Helper.Call), AllLocal ? "'%0' calls '%1' on %2, a local copy with no send side"
+                                        : "'%0' calls '%1' on %2, which is a local copy on "
+                                          "some paths")
+      << calleeName(Helper.Call) << Method << What;
+  for (OriginId Origin : LocalOrigins)
+    diag(constructionLoc(Analysis.Origins[Origin].Site),
+         AllLocal ? "%0 is a local copy: built here without a device id and source semaphore"
+                  : "%0 is a local copy on this path: built here without a device id and "
+                    "source semaphore",
+         DiagnosticIDs::Note)
+        << What;
+  // The way down to the wait_send, one helper at a time.
+  for (const Expr *Through : Helper.Requirement.Through)
+    diag(calleeLoc(Through), "which passes it to '%0' here", DiagnosticIDs::Note)
+        << calleeName(Through);
+  diag(cast<MemberExpr>(WaitSend->getCallee()->IgnoreParens())->getMemberLoc(),
+       "'%0' is called here without an 'is_remote()' guard", DiagnosticIDs::Note)
+      << Method;
 }
 
 } // namespace dmalint::checks

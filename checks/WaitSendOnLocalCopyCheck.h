@@ -16,6 +16,11 @@ public:
   using DataflowCheck::DataflowCheck;
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// A local copy handed to a helper whose summary waits its send side.
+  void reportHelperCall(const HelperWaitSend &Helper, const FunctionAnalysis &Analysis,
+                        clang::ASTContext &Ctx);
 };
 
 } // namespace dmalint::checks

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <queue>
+#include <set>
 
 using namespace clang;
 
@@ -80,8 +81,8 @@ struct Condition {
 class Analyzer {
 public:
   Analyzer(ASTContext &Ctx, const ApiIndex &Api, const AnalysisLimits &Limits,
-           FunctionAnalysis &Out)
-      : Ctx(Ctx), Api(Api), Limits(Limits), Out(Out) {
+           const SummaryLookup &Summaries, FunctionAnalysis &Out)
+      : Ctx(Ctx), Api(Api), Limits(Limits), Summaries(Summaries), Out(Out) {
     Out.Origins.push_back(OriginInfo{}); // UnknownOrigin
   }
 
@@ -89,24 +90,46 @@ public:
     const CFG *G = cfgFor(&FD, FD.getBody());
     if (!G)
       return;
+    Out.Summary.Params.resize(FD.getNumParams());
+    // Each parameter brings descriptors of its own origin: of unknown kind
+    // here (never reported), and what the function's summary is about.
     State Entry;
-    // Parameters are of unknown origin: nothing is recorded for them, and a
-    // read of a location with no entry yields the unknown value.
+    for (unsigned I = 0; I < FD.getNumParams(); ++I) {
+      const ParmVarDecl *P = FD.getParamDecl(I);
+      QualType T = P->getType();
+      ValueSet Brought = ValueSet::of(paramValue(P, I));
+      if (T->isPointerType() && isTracked(T->getPointeeType())) {
+        Loc Pointee{P, nullptr, true};
+        Entry.PointsTo[P] = {Pointee};
+        Entry.Values[Pointee] = Brought;
+      } else if (Api.isDescriptorType(T)) {
+        Entry.Values[Loc{P, nullptr, false}] = Brought;
+      } else if (isDescriptorContainer(T, Api)) {
+        Entry.Values[Loc{P, nullptr, true}] = Brought;
+      }
+    }
     runCFG(*G, std::move(Entry), /*Report=*/true, /*Depth=*/0);
     if (Out.HitWorkLimit) {
       Out.WaitSends.clear();
       Out.Starts.clear();
+      Out.HelperWaitSends.clear();
+      return;
     }
+    summarise(FD);
   }
 
 private:
   ASTContext &Ctx;
   const ApiIndex &Api;
   const AnalysisLimits &Limits;
+  const SummaryLookup &Summaries;
   FunctionAnalysis &Out;
+  std::vector<bool> Used, Escaped; // By OriginId.
+  std::set<const ParmVarDecl *> WrittenParams;
+  std::map<OriginId, AtomId> ParamRemoteAtoms;
 
   std::map<const Stmt *, std::unique_ptr<CFG>> CFGs;
-  std::map<std::pair<const Expr *, Remoteness>, OriginId> OriginIds;
+  std::map<std::pair<const void *, Remoteness>, OriginId> OriginIds;
   // Atoms: interned by the profile of the condition expression.
   struct AtomInfo {
     llvm::FoldingSetNodeID Profile;
@@ -437,6 +460,16 @@ private:
           Remoteness K = Out.Origins[V.Origin].Kind;
           return K == Remoteness::Unknown || (K == Remoteness::Remote) == Remote;
         });
+        // A parameter's descriptor is of unknown kind; remember on which
+        // side of its own is_remote() test this path is, for its summary.
+        ValueSet Marked;
+        for (const Value &V : It->second.values()) {
+          ValueSet One = ValueSet::of(V);
+          if (Out.Origins[V.Origin].Param)
+            One.assume({{paramRemoteAtom(V.Origin), Remote}});
+          Marked.unionWith(One);
+        }
+        It->second = Marked;
         if (It->second.empty() && Locs.size() == 1)
           S.Reachable = false; // d is provably the other kind here.
       }
@@ -581,16 +614,56 @@ private:
 
   // ----------------------------------------------------------- values ---
 
-  Value originValue(const Expr *Site, Remoteness Kind) {
+  Value originValue(const Expr *Site, Remoteness Kind, bool Started = false) {
     auto [It, Inserted] = OriginIds.emplace(std::make_pair(Site, Kind), 0);
     if (Inserted) {
       It->second = static_cast<OriginId>(Out.Origins.size());
       Out.Origins.push_back(OriginInfo{Site, Kind});
     }
-    return Value{It->second, {}};
+    Value V{It->second, {}};
+    if (Started) // async_copy(...): built and started in one call.
+      mark(Used, ValueSet::of(V));
+    return V;
   }
 
   static ValueSet unknown() { return ValueSet::of(Value{}); }
+
+  Value paramValue(const ParmVarDecl *P, unsigned Index) {
+    auto [It, Inserted] = OriginIds.emplace(std::make_pair(P, Remoteness::Unknown), 0);
+    if (Inserted) {
+      It->second = static_cast<OriginId>(Out.Origins.size());
+      Out.Origins.push_back(OriginInfo{nullptr, Remoteness::Unknown, P, Index});
+    }
+    return Value{It->second, {}};
+  }
+
+  /// The pseudo-condition "this parameter's descriptor is remote".
+  AtomId paramRemoteAtom(OriginId Origin) {
+    auto [It, Inserted] = ParamRemoteAtoms.emplace(Origin, 0);
+    if (Inserted) {
+      It->second = static_cast<AtomId>(Atoms.size());
+      Atoms.push_back(AtomInfo{});
+    }
+    return It->second;
+  }
+
+  /// True when \p V is a parameter's descriptor not known to be remote on
+  /// its path: a wait_send on it needs the caller to pass a remote copy.
+  bool isUnguardedParam(const Value &V) {
+    if (!Out.Origins[V.Origin].Param)
+      return false;
+    auto It = ParamRemoteAtoms.find(V.Origin);
+    return It == ParamRemoteAtoms.end() ||
+           llvm::find(V.Assumed, std::make_pair(It->second, true)) == V.Assumed.end();
+  }
+
+  static void mark(std::vector<bool> &Set, const ValueSet &VS) {
+    for (const Value &V : VS.values()) {
+      if (Set.size() <= V.Origin)
+        Set.resize(V.Origin + 1, false);
+      Set[V.Origin] = true;
+    }
+  }
 
   ValueSet read(const LocList &Locs, const State &S) {
     if (Locs.empty())
@@ -629,15 +702,20 @@ private:
       switch (Api.roleOf(FD)) {
       case ApiRole::LocalFactory:
       case ApiRole::StartedLocalFactory:
-        return ValueSet::of(originValue(E, Remoteness::Local));
+        return ValueSet::of(originValue(E, Remoteness::Local,
+                                        Api.roleOf(FD) == ApiRole::StartedLocalFactory));
       case ApiRole::RemoteFactory:
       case ApiRole::StartedRemoteFactory:
-        return ValueSet::of(originValue(E, Remoteness::Remote));
+        return ValueSet::of(originValue(E, Remoteness::Remote,
+                                        Api.roleOf(FD) == ApiRole::StartedRemoteFactory));
       default:
         break;
       }
+      // v[i], v.at(i), *opt: an element of a container we follow.
       if (LocList Locs = resolve(E, S); !Locs.empty())
         return read(Locs, S);
+      if (const FunctionSummary *Summary = summaryFor(Call->getDirectCallee()))
+        return returnedValues(*Summary, Call, callArguments(Call), S);
       return unknown();
     }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
@@ -678,6 +756,9 @@ private:
     }
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(E))
       return elementValues(IL->getSubExpr(), S);
+    if (const auto *Call = dyn_cast<CallExpr>(stripWrappers(E)))
+      if (const FunctionSummary *Summary = summaryFor(Call->getDirectCallee()))
+        return returnedValues(*Summary, Call, callArguments(Call), S);
     if (isa<ImplicitValueInitExpr, CXXScalarValueInitExpr>(E))
       return ValueSet();
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
@@ -716,6 +797,8 @@ private:
                    ((How == Update::Strong && !Locs[0].Elements) ||
                     (How == Update::WholeContainer && Locs[0].Elements));
     for (const Loc &L : Locs) {
+      if (const auto *P = dyn_cast_or_null<ParmVarDecl>(L.Root))
+        WrittenParams.insert(P);
       auto It = S.Values.find(L);
       if (Replace) {
         S.Values[L] = VS;
@@ -867,6 +950,15 @@ private:
   }
 
   void transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
+    if (const auto *RS = dyn_cast<ReturnStmt>(St)) {
+      if (Report && RS->getRetValue()) {
+        if (Depth == 0)
+          recordReturn(RS->getRetValue(), S);
+        else // Out of an inlined lambda, to a caller that may keep it.
+          mark(Escaped, argumentValues(RS->getRetValue(), S));
+      }
+      return;
+    }
     if (const auto *DS = dyn_cast<DeclStmt>(St)) {
       for (const Decl *D : DS->decls())
         if (const auto *VD = dyn_cast<VarDecl>(D))
@@ -898,21 +990,26 @@ private:
     }
     if (const auto *Call = dyn_cast<CallExpr>(St)) {
       const FunctionDecl *FD = Call->getDirectCallee();
-      if (Api.roleOf(FD) != ApiRole::None)
-        return; // The API's free functions change no descriptor.
+      if (Api.roleOf(FD) != ApiRole::None) {
+        // The API's free functions change no descriptor; a factory builds
+        // one, used or not (a discarded temporary is never used).
+        if (Api.isDescriptorType(Call->getType()))
+          eval(Call, S);
+        return;
+      }
       if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
           (FD->getName() == "move" || FD->getName() == "forward"))
         return;
-      opaqueCall(FD, llvm::ArrayRef(Call->getArgs(), Call->getNumArgs()), S, Report, Depth);
+      call(Call, FD, callArguments(Call), S, Report, Depth);
       return;
     }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(St)) {
-      if (!Api.isDescriptorConstructor(Construct->getConstructor()) &&
-          !isDescriptorContainer(Construct->getType(), Api) &&
+      if (Api.isDescriptorConstructor(Construct->getConstructor()))
+        eval(Construct, S); // Built here, used or not.
+      else if (!isDescriptorContainer(Construct->getType(), Api) &&
           !Construct->getConstructor()->isCopyOrMoveConstructor())
-        opaqueCall(Construct->getConstructor(),
-                   llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs()), S, Report,
-                   Depth);
+        call(Construct, Construct->getConstructor(), callArguments(Construct), S, Report,
+             Depth);
     }
   }
 
@@ -924,7 +1021,11 @@ private:
     QualType T = Target->getType();
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
       if (Api.isDescriptorType(T)) {
-        write(resolve(Target, S), eval(Op->getArg(1), S), S, Update::Strong);
+        LocList Targets = resolve(Target, S);
+        ValueSet Assigned = eval(Op->getArg(1), S);
+        if (Targets.empty() && Report)
+          mark(Escaped, Assigned); // Stored where we cannot follow it.
+        write(Targets, Assigned, S, Update::Strong);
         return;
       }
       if (isDescriptorContainer(T, Api)) {
@@ -961,10 +1062,17 @@ private:
     case ApiRole::WaitSend:
       if (Report)
         recordUse(Out.WaitSends, MC, S);
+      if (Report)
+        mark(Used, objectValues(MC, S));
       return;
     case ApiRole::Start:
       if (Report)
         recordUse(Out.Starts, MC, S);
+      [[fallthrough]];
+    case ApiRole::Wait:
+    case ApiRole::WaitRecv:
+      if (Report)
+        mark(Used, objectValues(MC, S));
       return;
     case ApiRole::None:
       break;
@@ -976,7 +1084,10 @@ private:
       StringRef Name = MD->getIdentifier() ? MD->getName() : "";
       if (Name == "push_back" || Name == "emplace_back" || Name == "push_front" ||
           Name == "emplace_front" || Name == "insert" || Name == "emplace") {
-        write(Elements, insertedValue(MC, S), S, Update::Weak);
+        ValueSet Inserted = insertedValue(MC, S);
+        if (Elements.empty() && Report)
+          mark(Escaped, Inserted); // Into a container we do not track (a member, a global).
+        write(Elements, Inserted, S, Update::Weak);
         return;
       }
       if (Name == "clear" || Name == "reset") {
@@ -990,7 +1101,7 @@ private:
       write(Elements, unknown(), S, Update::Weak);
       return;
     }
-    opaqueCall(MD, llvm::ArrayRef(MC->getArgs(), MC->getNumArgs()), S, Report, Depth);
+    call(MC, MD, callArguments(MC), S, Report, Depth);
   }
 
   /// The descriptor a push_back/emplace/insert-style call adds.
@@ -1067,6 +1178,176 @@ private:
         VS = unknown();
   }
 
+  /// The summary of a function whose body this translation unit has, if it
+  /// can be known: not the API, not a virtual call, not one being analysed.
+  const FunctionSummary *summaryFor(const FunctionDecl *FD) {
+    if (!FD || !Summaries || Api.roleOf(FD) != ApiRole::None)
+      return nullptr;
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isVirtual())
+      return nullptr;
+    const FunctionDecl *Definition = nullptr;
+    if (!FD->hasBody(Definition) || Definition->isDependentContext())
+      return nullptr;
+    // Only functions that take or return descriptors have anything to say;
+    // the rest (most of the standard library) are not analysed at all.
+    auto Relevant = [&](QualType T) {
+      T = T.getNonReferenceType();
+      if (T->isPointerType())
+        T = T->getPointeeType();
+      return isTracked(T);
+    };
+    if (!Relevant(Definition->getReturnType()) &&
+        llvm::none_of(Definition->parameters(),
+                      [&](const ParmVarDecl *P) { return Relevant(P->getType()); }))
+      return nullptr;
+    return Summaries(*Definition);
+  }
+
+  /// The descriptors an argument hands over: the descriptor, a container's
+  /// elements, or what a pointer points to.
+  ValueSet argumentValues(const Expr *Arg, const State &S) {
+    QualType T = Arg->getType();
+    if (Api.isDescriptorType(T))
+      return eval(Arg, S);
+    if (isDescriptorContainer(T, Api))
+      return elementValues(Arg, S);
+    if (T->isPointerType() && isTracked(T->getPointeeType()))
+      return read(pointees(Arg, S), S);
+    if (T->isRecordType()) {
+      // A local struct holding descriptors hands over all of them.
+      ValueSet Held;
+      for (const Loc &Whole : resolve(Arg, S))
+        for (auto &[L, VS] : S.Values)
+          if (L.Root == Whole.Root && L.Field && !Whole.Field)
+            Held.unionWith(VS);
+      return Held;
+    }
+    return ValueSet();
+  }
+
+  ValueSet returnedValues(const FunctionSummary &Summary, const Expr *Call,
+                          llvm::ArrayRef<const Expr *> Args, const State &S) {
+    ValueSet Result;
+    for (Remoteness Kind : Summary.Returns)
+      Result.unionWith(ValueSet::of(originValue(Call, Kind)));
+    // A parameter handed back: whatever the caller passed.
+    for (unsigned I : Summary.ReturnsParams)
+      Result.unionWith(I < Args.size() ? argumentValues(Args[I], S) : unknown());
+    if (Summary.ReturnsUnknown || Result.empty())
+      Result.unionWith(unknown());
+    return Result;
+  }
+
+  void recordReturn(const Expr *Returned, const State &S) {
+    ValueSet VS = Api.isDescriptorType(Returned->getType())
+                      ? eval(Returned, S)
+                      : isDescriptorContainer(Returned->getType(), Api)
+                            ? elementValues(Returned, S)
+                            : ValueSet();
+    mark(Escaped, VS);
+    FunctionSummary &Summary = Out.Summary;
+    for (const Value &V : VS.values()) {
+      const OriginInfo &O = Out.Origins[V.Origin];
+      if (O.Param) {
+        if (!llvm::is_contained(Summary.ReturnsParams, O.ParamIndex))
+          Summary.ReturnsParams.push_back(O.ParamIndex);
+      } else if (O.Kind == Remoteness::Unknown) {
+        Summary.ReturnsUnknown = true;
+      } else if (!llvm::is_contained(Summary.Returns, O.Kind)) {
+        Summary.Returns.push_back(O.Kind);
+      }
+    }
+  }
+
+  /// A call: through the callee's summary where there is one.
+  void call(const Expr *Call, const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args,
+            State &S, bool Report, unsigned Depth) {
+    const FunctionSummary *Summary = summaryFor(Callee);
+    if (!Summary) {
+      opaqueCall(Callee, Args, S, Report, Depth);
+      return;
+    }
+    for (unsigned I = 0; I < Args.size(); ++I) {
+      const Expr *Arg = Args[I];
+      if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
+        inlineLambda(Lambda, S, /*MayNotRun=*/true, Report, Depth);
+        continue;
+      }
+      if (I >= Summary->Params.size() || isa<CXXDefaultArgExpr>(Arg))
+        continue;
+      const ParameterSummary &P = Summary->Params[I];
+      ValueSet VS = argumentValues(Arg, S);
+      if (Report) {
+        if (P.MayUse)
+          mark(Used, VS);
+        if (P.Escapes)
+          mark(Escaped, VS);
+        if (P.RequiresRemote && !VS.empty())
+          recordHelperWaitSend(Call, Callee, Arg, I, VS, *P.RequiresRemote);
+      }
+      if (P.MayWrite) {
+        const Expr *Plain = Arg->IgnoreParenImpCasts();
+        LocList Targets = Plain->getType()->isPointerType() ? pointees(Plain, S)
+                                                            : resolve(Plain, S);
+        if (isDescriptorContainer(Plain->getType(), Api))
+          Targets = elementsOf(Targets);
+        for (const Loc &L : Targets)
+          forgetLoc(L, S);
+      }
+    }
+  }
+
+  void recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee, const Expr *Arg,
+                            unsigned Param, const ValueSet &VS,
+                            const SendWaitRequirement &Inner) {
+    auto It = llvm::find_if(Out.HelperWaitSends, [&](const HelperWaitSend &H) {
+      return H.Call == Call && H.Param == Param;
+    });
+    if (It == Out.HelperWaitSends.end())
+      Out.HelperWaitSends.push_back(HelperWaitSend{Call, Callee, Arg, Param, VS, Inner});
+    else
+      It->Values.unionWith(VS);
+  }
+
+  /// What this function's callers need to know, from the report sweep.
+  void summarise(const FunctionDecl &FD) {
+    FunctionSummary &Summary = Out.Summary;
+    auto Require = [&](const ValueSet &VS, const SendWaitRequirement &Requirement) {
+      for (const Value &V : VS.values()) {
+        if (!isUnguardedParam(V))
+          continue;
+        ParameterSummary &P = Summary.Params[Out.Origins[V.Origin].ParamIndex];
+        if (!P.RequiresRemote)
+          P.RequiresRemote = Requirement;
+      }
+    };
+    for (const DescriptorUse &Use : Out.WaitSends)
+      Require(Use.Values, SendWaitRequirement{Use.Call, {}});
+    for (const HelperWaitSend &H : Out.HelperWaitSends) {
+      SendWaitRequirement Chained = H.Requirement;
+      Chained.Through.insert(Chained.Through.begin(), H.Call);
+      Require(H.Values, Chained);
+    }
+    for (OriginId Id = 0; Id < Out.Origins.size(); ++Id) {
+      const OriginInfo &O = Out.Origins[Id];
+      if (!O.Param || O.ParamIndex >= Summary.Params.size())
+        continue;
+      Summary.Params[O.ParamIndex].MayUse = Id < Used.size() && Used[Id];
+      Summary.Params[O.ParamIndex].Escapes = Id < Escaped.size() && Escaped[Id];
+    }
+    for (unsigned I = 0; I < FD.getNumParams(); ++I) {
+      QualType T = FD.getParamDecl(I)->getType();
+      Summary.Params[I].MayWrite =
+          WrittenParams.count(FD.getParamDecl(I)) &&
+          (T->isReferenceType() || T->isPointerType()) &&
+          !T->getPointeeType().isConstQualified();
+    }
+    Out.UsedOrEscaped.assign(Out.Origins.size(), false);
+    for (OriginId Id = 0; Id < Out.Origins.size(); ++Id)
+      Out.UsedOrEscaped[Id] =
+          (Id < Used.size() && Used[Id]) || (Id < Escaped.size() && Escaped[Id]);
+  }
+
   /// A call the analysis does not model: lambdas passed to it may run;
   /// descriptors (and containers) passed by non-const reference or pointer
   /// become unknown; variables passed by reference may have changed.
@@ -1080,6 +1361,8 @@ private:
         inlineLambda(Lambda, S, /*MayNotRun=*/true, Report, Depth);
         continue;
       }
+      if (Report)
+        mark(Escaped, argumentValues(Arg, S)); // Handed where we cannot see.
       QualType ParamType;
       if (Callee && I < Callee->getNumParams())
         ParamType = Callee->getParamDecl(I)->getType();
@@ -1122,12 +1405,26 @@ private:
 
 } // namespace
 
+bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
+  if (A.Params.size() != B.Params.size() || A.Returns != B.Returns ||
+      A.ReturnsParams != B.ReturnsParams || A.ReturnsUnknown != B.ReturnsUnknown)
+    return false;
+  for (size_t I = 0; I < A.Params.size(); ++I) {
+    const ParameterSummary &P = A.Params[I], &Q = B.Params[I];
+    if (P.MayUse != Q.MayUse || P.Escapes != Q.Escapes || P.MayWrite != Q.MayWrite ||
+        P.RequiresRemote.has_value() != Q.RequiresRemote.has_value())
+      return false;
+  }
+  return true;
+}
+
 FunctionAnalysis analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
-                                 const ApiIndex &Api, const AnalysisLimits &Limits) {
+                                 const ApiIndex &Api, const AnalysisLimits &Limits,
+                                 const SummaryLookup &Summaries) {
   FunctionAnalysis Out;
   if (!FD.hasBody() || FD.isDependentContext())
     return Out;
-  Analyzer(Ctx, Api, Limits, Out).run(FD);
+  Analyzer(Ctx, Api, Limits, Summaries, Out).run(FD);
   return Out;
 }
 

@@ -35,6 +35,15 @@ public:
   unsigned functionsAnalysed() const { return Results.size(); }
 
 private:
+  /// The summary of a callee, analysing it first if needed. Null while it is
+  /// being analysed (recursion: the caller treats the call as opaque, and the
+  /// function is analysed again once its own summary is known).
+  const FunctionSummary *summary(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+                                 const ApiIndex &Api, const AnalysisLimits &Limits);
+
+  std::set<const clang::FunctionDecl *> InProgress;
+  std::set<const clang::FunctionDecl *> Recursive;
+
   // Keyed by the work limit too: two checks configured with different
   // limits each get the answer their limit gives.
   std::map<std::pair<const clang::FunctionDecl *, unsigned>, FunctionAnalysis> Results;

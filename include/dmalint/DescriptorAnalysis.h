@@ -14,14 +14,62 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include <functional>
+#include <optional>
 #include <vector>
 
 namespace dmalint {
 
 /// Where and how a descriptor was built.
 struct OriginInfo {
-  const clang::Expr *Site = nullptr; ///< The factory call or constructor.
+  const clang::Expr *Site = nullptr; ///< The factory call, constructor, or wrapper call.
   Remoteness Kind = Remoteness::Unknown;
+  /// Set for the descriptor(s) a parameter brings in: of unknown kind inside
+  /// the function, and what its summary is about.
+  const clang::ParmVarDecl *Param = nullptr;
+  unsigned ParamIndex = 0;
+};
+
+/// A `wait_send` reached from a function's parameter with no remoteness
+/// guard on the way: directly, or through calls to other helpers.
+struct SendWaitRequirement {
+  const clang::CXXMemberCallExpr *WaitSend = nullptr; ///< In the innermost helper.
+  std::vector<const clang::Expr *> Through;           ///< Calls from here down to it.
+};
+
+/// What a function does with one parameter (a descriptor, a container of
+/// descriptors, or a pointer to either), as its callers need to know.
+struct ParameterSummary {
+  std::optional<SendWaitRequirement> RequiresRemote;
+  bool MayUse = false;   ///< May start or wait it.
+  bool Escapes = false;  ///< May keep it beyond the call, or hand it where we cannot see.
+  bool MayWrite = false; ///< May assign it (through a reference or pointer).
+};
+
+/// What a function's callers need to know of it.
+struct FunctionSummary {
+  std::vector<ParameterSummary> Params;
+  /// The kinds of the copies it builds and returns (a descriptor, or the
+  /// elements of a returned container).
+  llvm::SmallVector<Remoteness, 2> Returns;
+  llvm::SmallVector<unsigned, 2> ReturnsParams; ///< Parameters it may return.
+  bool ReturnsUnknown = false;
+
+  friend bool operator==(const FunctionSummary &A, const FunctionSummary &B);
+};
+
+/// Summaries of the functions a function calls; null for a function whose
+/// body the translation unit does not have (or that is being analysed).
+using SummaryLookup = std::function<const FunctionSummary *(const clang::FunctionDecl &)>;
+
+/// A call that hands a descriptor to a helper whose summary waits its send side.
+struct HelperWaitSend {
+  const clang::Expr *Call = nullptr;
+  const clang::FunctionDecl *Callee = nullptr;
+  const clang::Expr *Argument = nullptr;
+  unsigned Param = 0;
+  ValueSet Values; ///< Of the descriptor, or of the container's elements.
+  SendWaitRequirement Requirement;
 };
 
 /// A use of a descriptor that a check may judge: the call, its object
@@ -44,6 +92,11 @@ struct FunctionAnalysis {
   std::vector<OriginInfo> Origins; ///< Indexed by OriginId; 0 is unknown.
   std::vector<DescriptorUse> WaitSends;
   std::vector<DescriptorUse> Starts;
+  std::vector<HelperWaitSend> HelperWaitSends;
+  /// By OriginId: started or waited somewhere, or escaped (returned, stored
+  /// beyond the function, handed to a function that may use or keep it).
+  std::vector<bool> UsedOrEscaped;
+  FunctionSummary Summary;
   bool HitWorkLimit = false; ///< Then the events are empty: nothing is reported.
   unsigned BlockVisits = 0;
   unsigned AssumptionsDropped = 0; ///< Times a set hit MaxValuesPerLocation.
@@ -51,9 +104,11 @@ struct FunctionAnalysis {
   Remoteness kindOf(const Value &V) const { return Origins[V.Origin].Kind; }
 };
 
-/// Analyses the body of \p FD (a definition that is not a template pattern).
+/// Analyses the body of \p FD (a definition that is not a template pattern),
+/// using \p Summaries for the functions it calls.
 FunctionAnalysis analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
-                                 const ApiIndex &Api, const AnalysisLimits &Limits);
+                                 const ApiIndex &Api, const AnalysisLimits &Limits,
+                                 const SummaryLookup &Summaries = nullptr);
 
 /// True when \p T is a container (C array, std::array, std::vector, ...,
 /// std::optional) whose elements are descriptors.

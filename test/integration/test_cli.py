@@ -116,6 +116,8 @@ class Cli(unittest.TestCase):
               // NOLINTEND(dma-*)
               d.start(-4);
               auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
+              e.start();
+              e.wait();
             }
             """))
         r = self.dmalint(path, *self.flags())
@@ -178,7 +180,8 @@ class Cli(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(t.returncode, 0, t.stderr)
         for check in ("dma-device-id-type-mismatch", "dma-src-sem-device-id-mismatch",
-                      "dma-start-priority", "dma-wait-send-on-local-copy"):
+                      "dma-start-priority", "dma-unused-descriptor",
+                      "dma-wait-send-on-local-copy"):
             self.assertIn(check, t.stdout)
         d = self.dmalint("--list-checks")
         self.assertEqual(d.returncode, 0)

@@ -1,6 +1,6 @@
 //===- SrcSemDeviceIdMismatchCheck.cpp ------------------------------------===//
 #include "SrcSemDeviceIdMismatchCheck.h"
-#include "ApiOptions.h"
+#include "dmalint/AstUtil.h"
 #include "dmalint/Arguments.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -9,10 +9,6 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-SrcSemDeviceIdMismatchCheck::SrcSemDeviceIdMismatchCheck(
-    StringRef Name, tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Api(loadApiIndex()) {}
-
 void SrcSemDeviceIdMismatchCheck::registerMatchers(MatchFinder *Finder) {
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
@@ -20,6 +16,7 @@ void SrcSemDeviceIdMismatchCheck::registerMatchers(MatchFinder *Finder) {
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(hasAnyName(Types)))))
           .bind("construct"),
       this);
+  Finder->addMatcher(functionsUsingApi().bind("function"), this);
 }
 
 static StringRef parameterName(const CXXConstructorDecl *Ctor, unsigned Index,
@@ -30,10 +27,46 @@ static StringRef parameterName(const CXXConstructorDecl *Ctor, unsigned Index,
 }
 
 void SrcSemDeviceIdMismatchCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Construct = Result.Nodes.getNodeAs<CXXConstructExpr>("construct");
+  if (const auto *Construct = Result.Nodes.getNodeAs<CXXConstructExpr>("construct"))
+    checkWritten(*Construct, *Result.Context);
+  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function"))
+    checkPaths(*Function, *Result.Context);
+}
+
+void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTContext &Ctx) {
+  const FunctionAnalysis *Analysis = analysisOf(Function, Ctx);
+  if (!Analysis)
+    return;
+  const ApiModel &M = Api->model();
+  for (const ConstructionMismatch &Mismatch : Analysis->Mismatches) {
+    const CXXConstructorDecl *Ctor = Mismatch.Construct->getConstructor();
+    SourceLocation At = constructionLoc(Mismatch.Construct);
+    if (!AnalysisCache::current().firstReport("dma-src-sem-device-id-mismatch", At))
+      continue;
+    StringRef SrcName = parameterName(Ctor, M.CtorSrcSemParam, "src_sem");
+    StringRef DevName = parameterName(Ctor, M.CtorDeviceIdParam, "device_id");
+    // Both ways round on different paths: name the first.
+    StringRef SetName = Mismatch.OnlySrcSem ? SrcName : DevName;
+    StringRef UnsetName = Mismatch.OnlySrcSem ? DevName : SrcName;
+    if (Mismatch.AlwaysMismatched)
+      diag(At, "either both or neither '%0' and '%1' can be set, but only '%2' is")
+          << SrcName << DevName << SetName;
+    else
+      diag(At, "either both or neither '%0' and '%1' can be set, but on some paths only "
+               "'%2' is")
+          << SrcName << DevName << SetName;
+    for (const Expr *Unset : Mismatch.UnsetAt)
+      diag(isa<CXXConstructExpr>(Unset) ? constructionLoc(Unset) : Unset->getBeginLoc(),
+           "'%0' is left unset here", DiagnosticIDs::Note)
+          << UnsetName;
+  }
+}
+
+void SrcSemDeviceIdMismatchCheck::checkWritten(const CXXConstructExpr &ConstructRef,
+                                               ASTContext &Ctx) {
+  const CXXConstructExpr *Construct = &ConstructRef;
   const CXXConstructorDecl *Ctor = Construct->getConstructor();
-  if (!Api->isDescriptorConstructor(Ctor) ||
-      isInDependentContext(*Construct, *Result.Context))
+  if (!Api->isDescriptorConstructor(Ctor) || isInDependentContext(*Construct, Ctx))
     return;
   const ApiModel &M = Api->model();
   auto Args = callArguments(Construct);

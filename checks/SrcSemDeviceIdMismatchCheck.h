@@ -2,26 +2,26 @@
 #ifndef DMALINT_CHECKS_SRCSEMDEVICEIDMISMATCHCHECK_H
 #define DMALINT_CHECKS_SRCSEMDEVICEIDMISMATCHCHECK_H
 
-#include "dmalint/ApiModel.h"
-#include "clang-tidy/ClangTidyCheck.h"
+#include "DataflowCheck.h"
 
 namespace dmalint::checks {
 
-/// Flags a descriptor built with exactly one of `src_sem` and `device_id`.
+/// Flags a descriptor built with exactly one of `src_sem` and `device_id`,
+/// written so or, through optional variables, on some path.
 ///
 /// For the user-facing documentation see:
 /// docs/checks/dma-src-sem-device-id-mismatch.md
-class SrcSemDeviceIdMismatchCheck : public clang::tidy::ClangTidyCheck {
+class SrcSemDeviceIdMismatchCheck : public DataflowCheck {
 public:
-  SrcSemDeviceIdMismatchCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus17;
-  }
+  using DataflowCheck::DataflowCheck;
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  std::shared_ptr<const ApiIndex> Api;
+  /// Both arguments written out: a value, std::nullopt, or omitted.
+  void checkWritten(const clang::CXXConstructExpr &Construct, clang::ASTContext &Ctx);
+  /// An optional variable that is engaged on some paths only.
+  void checkPaths(const clang::FunctionDecl &Function, clang::ASTContext &Ctx);
 };
 
 } // namespace dmalint::checks

@@ -26,7 +26,7 @@ llvm::SmallVector<const Expr *, 8> callArguments(const Expr *Call) {
   return Args;
 }
 
-static bool isStdOptional(QualType T) {
+bool isStdOptional(QualType T) {
   const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   if (!RD || !RD->getIdentifier() || RD->getName() != "optional")
     return false;

@@ -130,6 +130,7 @@ private:
 
   std::map<const Stmt *, std::unique_ptr<CFG>> CFGs;
   std::map<std::pair<const void *, Remoteness>, OriginId> OriginIds;
+  std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;
   // Atoms: interned by the profile of the condition expression.
   struct AtomInfo {
     llvm::FoldingSetNodeID Profile;
@@ -676,6 +677,106 @@ private:
     return Result;
   }
 
+  // ------------------------------------------------- optional states ---
+
+  /// Local optionals are followed (engaged or not) so that a descriptor
+  /// built from them knows whether it is remote.
+  bool isTrackedOptional(QualType T) const {
+    return isStdOptional(T) && !isDescriptorContainer(T, Api);
+  }
+
+  Value optionalValue(const Expr *Site, bool Engaged) {
+    auto [It, Inserted] = OptionalOriginIds.emplace(std::make_pair(Site, Engaged), 0);
+    if (Inserted) {
+      It->second = static_cast<OriginId>(Out.Origins.size());
+      OriginInfo O;
+      O.Site = Site;
+      O.Engaged = Engaged;
+      Out.Origins.push_back(O);
+    }
+    return Value{It->second, {}};
+  }
+
+  /// The states an optional-typed expression may have.
+  ValueSet evalOptional(const Expr *E, const State &S) {
+    switch (engagementOf(E)) {
+    case Engagement::Engaged:
+      return ValueSet::of(optionalValue(E, true));
+    case Engagement::Disengaged:
+    case Engagement::Omitted:
+      return ValueSet::of(optionalValue(E, false));
+    case Engagement::Unknown:
+      break;
+    }
+    const Expr *Plain = stripWrappers(E);
+    if (const VarDecl *VD = varOf(Plain); VD && VD->hasLocalStorage() &&
+                                          !VD->getType()->isReferenceType() &&
+                                          isTrackedOptional(VD->getType()))
+      return read(LocList{Loc{VD, nullptr, false}}, S);
+    return unknown();
+  }
+
+  std::optional<bool> engagedOf(const Value &V) const { return Out.Origins[V.Origin].Engaged; }
+
+  /// The descriptors the general constructor makes from \p Args: one per
+  /// consistent combination of the two optionals' states. Records a
+  /// mismatch (in the report sweep) when some combination sets only one.
+  ValueSet constructed(const Expr *Site, llvm::ArrayRef<const Expr *> Args, const State &S,
+                       bool Report) {
+    const ApiModel &M = Api.model();
+    auto StatesOf = [&](unsigned Index) {
+      return Index < Args.size() ? evalOptional(Args[Index], S)
+                                 : ValueSet::of(optionalValue(Site, false));
+    };
+    ValueSet Src = StatesOf(M.CtorSrcSemParam), Dev = StatesOf(M.CtorDeviceIdParam);
+    ValueSet Result;
+    ConstructionMismatch Mismatch;
+    bool AnyConsistent = false, AnyMismatch = false;
+    Assumptions Both;
+    for (const Value &A : Src.values()) {
+      for (const Value &B : Dev.values()) {
+        if (!conjoin(A.Assumed, B.Assumed, Both))
+          continue; // Not on one path.
+        std::optional<bool> SrcSet = engagedOf(A), DevSet = engagedOf(B);
+        ValueSet One;
+        if (!SrcSet || !DevSet) {
+          One = unknown();
+          AnyConsistent = true;
+        } else if (*SrcSet == *DevSet) {
+          One = ValueSet::of(originValue(Site, *SrcSet ? Remoteness::Remote : Remoteness::Local));
+          AnyConsistent = true;
+        } else {
+          One = unknown(); // Pallas raises here; the mismatch is the finding.
+          AnyMismatch = true;
+          (*SrcSet ? Mismatch.OnlySrcSem : Mismatch.OnlyDeviceId) = true;
+          const Expr *Unset = Out.Origins[(*SrcSet ? B : A).Origin].Site;
+          if (Unset && !llvm::is_contained(Mismatch.UnsetAt, Unset))
+            Mismatch.UnsetAt.push_back(Unset);
+        }
+        One.assume(Both);
+        Result.unionWith(One);
+      }
+    }
+    // Both written out (a value, std::nullopt, omitted): judged without
+    // dataflow by the check itself.
+    bool FromVariables =
+        argumentEngagement(Args, M.CtorSrcSemParam) == Engagement::Unknown ||
+        argumentEngagement(Args, M.CtorDeviceIdParam) == Engagement::Unknown;
+    if (Report && AnyMismatch && FromVariables)
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site)) {
+        Mismatch.Construct = Construct;
+        Mismatch.AlwaysMismatched = !AnyConsistent;
+        auto It = llvm::find_if(Out.Mismatches, [&](const ConstructionMismatch &Old) {
+          return Old.Construct == Construct;
+        });
+        if (It == Out.Mismatches.end())
+          Out.Mismatches.push_back(Mismatch);
+        else
+          It->AlwaysMismatched &= Mismatch.AlwaysMismatched;
+      }
+    return Result.empty() ? unknown() : Result;
+  }
+
   /// The remoteness the general constructor's arguments give.
   Remoteness constructedKind(llvm::ArrayRef<const Expr *> Args) {
     const ApiModel &M = Api.model();
@@ -720,8 +821,7 @@ private:
     }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       if (Api.isDescriptorConstructor(Construct->getConstructor())) {
-        Remoteness Kind = constructedKind(callArguments(Construct));
-        return Kind == Remoteness::Unknown ? unknown() : ValueSet::of(originValue(E, Kind));
+        return constructed(Construct, callArguments(Construct), S, /*Report=*/false);
       }
       return unknown();
     }
@@ -847,6 +947,10 @@ private:
     }
     if (isDescriptorContainer(T, Api)) {
       S.Values[Loc{VD, nullptr, true}] = elementValues(Init, S);
+      return;
+    }
+    if (isTrackedOptional(T)) {
+      S.Values[Loc{VD, nullptr, false}] = Init ? evalOptional(Init, S) : unknown();
       return;
     }
     if (T->isBooleanType() && Init) {
@@ -1005,7 +1109,7 @@ private:
     }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(St)) {
       if (Api.isDescriptorConstructor(Construct->getConstructor()))
-        eval(Construct, S); // Built here, used or not.
+        constructed(Construct, callArguments(Construct), S, Report); // Built here, used or not.
       else if (!isDescriptorContainer(Construct->getType(), Api) &&
           !Construct->getConstructor()->isCopyOrMoveConstructor())
         call(Construct, Construct->getConstructor(), callArguments(Construct), S, Report,
@@ -1033,6 +1137,10 @@ private:
         ValueSet VS = Api.isDescriptorType(RHS->getType()) ? eval(RHS, S)
                                                            : elementValues(RHS, S);
         write(elementsOf(resolve(Target, S)), VS, S, Update::WholeContainer);
+        return;
+      }
+      if (isTrackedOptional(T)) {
+        write(resolve(Target, S), evalOptional(Op->getArg(1), S), S, Update::Strong);
         return;
       }
       if (const VarDecl *VD = varOf(Target))
@@ -1078,6 +1186,14 @@ private:
       break;
     default:
       return;
+    }
+    if (Obj && MD && MD->getIdentifier() && isTrackedOptional(Obj->getType())) {
+      StringRef Name = MD->getName();
+      if (Name == "reset" || Name == "emplace") {
+        write(resolve(Obj, S), ValueSet::of(optionalValue(MC, Name == "emplace")), S,
+              Update::Strong);
+        return;
+      }
     }
     if (Obj && MD && isDescriptorContainer(Obj->getType(), Api)) {
       LocList Elements = elementsOf(resolve(Obj, S));

@@ -25,6 +25,9 @@ enum class Engagement {
   Unknown,    ///< Anything else, e.g. an optional variable.
 };
 
+/// True for std::optional<T> (through references).
+bool isStdOptional(clang::QualType T);
+
 /// The engagement of argument \p Index of a call or construction.
 Engagement argumentEngagement(llvm::ArrayRef<const clang::Expr *> Args,
                               unsigned Index);

@@ -28,6 +28,20 @@ struct OriginInfo {
   /// the function, and what its summary is about.
   const clang::ParmVarDecl *Param = nullptr;
   unsigned ParamIndex = 0;
+  /// Set instead for the state of a local std::optional (the source semaphore
+  /// or device id of the general constructor): engaged or not, built here.
+  std::optional<bool> Engaged;
+};
+
+/// The general constructor given exactly one of its source semaphore and
+/// device id on some path, where at least one of them is an optional
+/// variable (the written-out cases are judged without dataflow).
+struct ConstructionMismatch {
+  const clang::CXXConstructExpr *Construct = nullptr;
+  bool OnlySrcSem = false;   ///< Some path sets only the source semaphore.
+  bool OnlyDeviceId = false; ///< Some path sets only the device id.
+  bool AlwaysMismatched = false;
+  llvm::SmallVector<const clang::Expr *, 2> UnsetAt; ///< Where the unset side was made.
 };
 
 /// A `wait_send` reached from a function's parameter with no remoteness
@@ -93,6 +107,7 @@ struct FunctionAnalysis {
   std::vector<DescriptorUse> WaitSends;
   std::vector<DescriptorUse> Starts;
   std::vector<HelperWaitSend> HelperWaitSends;
+  std::vector<ConstructionMismatch> Mismatches;
   /// By OriginId: started or waited somewhere, or escaped (returned, stored
   /// beyond the function, handed to a function that may use or keep it).
   std::vector<bool> UsedOrEscaped;

@@ -724,9 +724,14 @@ private:
   ValueSet constructed(const Expr *Site, llvm::ArrayRef<const Expr *> Args, const State &S,
                        bool Report) {
     const ApiModel &M = Api.model();
+    // An omitted argument is pointed at by the construction itself.
     auto StatesOf = [&](unsigned Index) {
-      return Index < Args.size() ? evalOptional(Args[Index], S)
-                                 : ValueSet::of(optionalValue(Site, false));
+      if (Index >= Args.size())
+        return ValueSet::of(optionalValue(Site, false));
+      if (isa<CXXDefaultArgExpr>(Args[Index]))
+        return ValueSet::of(
+            optionalValue(Site, engagementOf(Args[Index]) == Engagement::Engaged));
+      return evalOptional(Args[Index], S);
     };
     ValueSet Src = StatesOf(M.CtorSrcSemParam), Dev = StatesOf(M.CtorDeviceIdParam);
     ValueSet Result;

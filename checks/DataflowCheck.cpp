@@ -32,11 +32,16 @@ ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi()
     if (Role != ApiRole::DeviceQuery)
       Factories.push_back(Name);
   auto Descriptor = cxxRecordDecl(hasAnyName(Types));
+  // std::vector<AsyncCopyDescriptor> and friends, filled with emplace_back.
+  auto Container = classTemplateSpecializationDecl(
+      hasTemplateArgument(0, refersToType(hasCanonicalType(hasDeclaration(Descriptor)))));
   return functionDecl(
       isDefinition(),
-      hasDescendant(expr(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(Descriptor)))),
-                               callExpr(callee(functionDecl(hasAnyName(Factories)))),
-                               cxxConstructExpr(hasType(Descriptor))))));
+      anyOf(hasDescendant(expr(anyOf(
+                cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(Descriptor)))),
+                callExpr(callee(functionDecl(hasAnyName(Factories)))),
+                cxxConstructExpr(hasType(Descriptor))))),
+            hasDescendant(varDecl(hasType(hasCanonicalType(hasDeclaration(Container)))))));
 }
 
 const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx) {

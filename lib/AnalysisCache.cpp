@@ -1,5 +1,6 @@
 //===- AnalysisCache.cpp - One descriptor analysis per function, shared ---===//
 #include "dmalint/AnalysisCache.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace dmalint {
 
@@ -14,6 +15,7 @@ void AnalysisCache::reset() {
   Reported.clear();
   InProgress.clear();
   Recursive.clear();
+  Provisional.clear();
 }
 
 const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
@@ -26,13 +28,16 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
   SummaryLookup Lookup = [&](const clang::FunctionDecl &Callee) {
     return summary(Callee, Ctx, Api, Limits);
   };
-  InProgress.insert(&FD);
+  InProgress.push_back(&FD);
   FunctionAnalysis Result = analyzeFunction(FD, Ctx, Api, Limits, Lookup);
-  // A recursive function saw itself as opaque: analyse it again with the
-  // summary just found, until the summary stops changing (bounded).
+  // A recursive function saw itself (or a caller of itself) before its
+  // summary was known: analyse it again with the summary just found, after
+  // dropping what was computed from the stale one, until the summary stops
+  // changing (bounded).
   for (unsigned Round = 0; Recursive.count(&FD) && !Result.HitWorkLimit && Round < 3;
        ++Round) {
     Recursive.erase(&FD);
+    dropProvisional(&FD, Limits);
     Results[Key] = std::move(Result);
     FunctionAnalysis Again = analyzeFunction(FD, Ctx, Api, Limits, Lookup);
     bool Stable = Again.Summary == Results[Key].Summary;
@@ -40,16 +45,30 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
     if (Stable)
       break;
   }
-  InProgress.erase(&FD);
+  InProgress.pop_back();
   Recursive.erase(&FD);
+  // Once no recursion is open, what was provisional is final or gone.
+  if (!Provisional.count(&FD) || InProgress.empty())
+    dropProvisional(&FD, Limits);
   return Results[Key] = std::move(Result);
+}
+
+void AnalysisCache::dropProvisional(const clang::FunctionDecl *Keep,
+                                    const AnalysisLimits &Limits) {
+  for (const clang::FunctionDecl *Stale : Provisional)
+    if (Stale != Keep && !llvm::is_contained(InProgress, Stale))
+      Results.erase(std::make_pair(Stale, Limits.MaxBlockVisits));
+  Provisional.clear();
 }
 
 const FunctionSummary *AnalysisCache::summary(const clang::FunctionDecl &FD,
                                               clang::ASTContext &Ctx, const ApiIndex &Api,
                                               const AnalysisLimits &Limits) {
-  if (InProgress.count(&FD)) {
+  auto OnStack = llvm::find(InProgress, &FD);
+  if (OnStack != InProgress.end()) {
     Recursive.insert(&FD);
+    for (auto It = std::next(OnStack); It != InProgress.end(); ++It)
+      Provisional.insert(*It);
     auto Earlier = Results.find(std::make_pair(&FD, Limits.MaxBlockVisits));
     return Earlier == Results.end() ? nullptr : &Earlier->second.Summary;
   }

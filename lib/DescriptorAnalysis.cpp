@@ -125,6 +125,7 @@ private:
   const SummaryLookup &Summaries;
   FunctionAnalysis &Out;
   std::vector<bool> Used, Escaped; // By OriginId.
+  bool InReportSweep = false;       // Uses and escapes count only then.
   std::set<const ParmVarDecl *> WrittenParams;
   std::map<OriginId, AtomId> ParamRemoteAtoms;
 
@@ -206,6 +207,8 @@ private:
       });
     }
     if (Report) {
+      bool Outer = InReportSweep;
+      InReportSweep = true;
       for (const CFGBlock *B : ByOrder) {
         if (!In[B->getBlockID()])
           continue;
@@ -214,6 +217,7 @@ private:
         if (Out.HitWorkLimit)
           return State();
       }
+      InReportSweep = Outer;
     }
     auto &Exit = In[G.getExit().getBlockID()];
     if (!Exit) {
@@ -697,8 +701,15 @@ private:
     return Value{It->second, {}};
   }
 
-  /// The states an optional-typed expression may have.
+  /// The states an optional argument may have. A plain value (as forwarded
+  /// by emplace_back) becomes an engaged optional.
   ValueSet evalOptional(const Expr *E, const State &S) {
+    QualType T = stripWrappers(E)->getType();
+    if (!isa<CXXDefaultArgExpr>(E) && !isStdOptional(T) && T->isRecordType()) {
+      const auto *RD = T->getAsCXXRecordDecl();
+      bool Nullopt = RD->getIdentifier() && RD->getName() == "nullopt_t" && RD->isInStdNamespace();
+      return ValueSet::of(optionalValue(E, !Nullopt));
+    }
     switch (engagementOf(E)) {
     case Engagement::Engaged:
       return ValueSet::of(optionalValue(E, true));
@@ -782,21 +793,6 @@ private:
     return Result.empty() ? unknown() : Result;
   }
 
-  /// The remoteness the general constructor's arguments give.
-  Remoteness constructedKind(llvm::ArrayRef<const Expr *> Args) {
-    const ApiModel &M = Api.model();
-    Engagement Src = argumentEngagement(Args, M.CtorSrcSemParam);
-    Engagement Dev = argumentEngagement(Args, M.CtorDeviceIdParam);
-    auto Unset = [](Engagement E) {
-      return E == Engagement::Omitted || E == Engagement::Disengaged;
-    };
-    if (Src == Engagement::Engaged && Dev == Engagement::Engaged)
-      return Remoteness::Remote;
-    if (Unset(Src) && Unset(Dev))
-      return Remoteness::Local;
-    return Remoteness::Unknown;
-  }
-
   /// The values a descriptor-typed expression may evaluate to.
   ValueSet eval(const Expr *E, const State &S) {
     E = stripWrappers(E);
@@ -846,11 +842,17 @@ private:
   ValueSet elementValues(const Expr *Init, const State &S) {
     if (!Init)
       return ValueSet();
-    const Expr *E = Init->IgnoreParenImpCasts();
-    if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
-      E = EWC->getSubExpr()->IgnoreParenImpCasts();
-    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = MTE->getSubExpr()->IgnoreParenImpCasts();
+    const Expr *E = Init;
+    for (const Expr *Previous = nullptr; E != Previous;) {
+      Previous = E;
+      E = E->IgnoreParenImpCasts();
+      if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+        E = EWC->getSubExpr();
+      else if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
+        E = MTE->getSubExpr();
+      else if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E))
+        E = BTE->getSubExpr();
+    }
     if (Api.isDescriptorType(E->getType()))
       return eval(E, S);
     if (const auto *ILE = dyn_cast<InitListExpr>(E)) {
@@ -901,9 +903,16 @@ private:
     bool Replace = Locs.size() == 1 &&
                    ((How == Update::Strong && !Locs[0].Elements) ||
                     (How == Update::WholeContainer && Locs[0].Elements));
+    if (Locs.empty() && InReportSweep)
+      mark(Escaped, VS); // Stored where we cannot follow it: a member, a global.
     for (const Loc &L : Locs) {
-      if (const auto *P = dyn_cast_or_null<ParmVarDecl>(L.Root))
+      if (const auto *P = dyn_cast_or_null<ParmVarDecl>(L.Root)) {
         WrittenParams.insert(P);
+        // Through a reference or pointer parameter: the caller sees it.
+        QualType T = P->getType();
+        if (InReportSweep && (T->isReferenceType() || T->isPointerType()))
+          mark(Escaped, VS);
+      }
       auto It = S.Values.find(L);
       if (Replace) {
         S.Values[L] = VS;
@@ -1130,11 +1139,7 @@ private:
     QualType T = Target->getType();
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
       if (Api.isDescriptorType(T)) {
-        LocList Targets = resolve(Target, S);
-        ValueSet Assigned = eval(Op->getArg(1), S);
-        if (Targets.empty() && Report)
-          mark(Escaped, Assigned); // Stored where we cannot follow it.
-        write(Targets, Assigned, S, Update::Strong);
+        write(resolve(Target, S), eval(Op->getArg(1), S), S, Update::Strong);
         return;
       }
       if (isDescriptorContainer(T, Api)) {
@@ -1205,10 +1210,7 @@ private:
       StringRef Name = MD->getIdentifier() ? MD->getName() : "";
       if (Name == "push_back" || Name == "emplace_back" || Name == "push_front" ||
           Name == "emplace_front" || Name == "insert" || Name == "emplace") {
-        ValueSet Inserted = insertedValue(MC, S);
-        if (Elements.empty() && Report)
-          mark(Escaped, Inserted); // Into a container we do not track (a member, a global).
-        write(Elements, Inserted, S, Update::Weak);
+        write(Elements, insertedValue(MC, S), S, Update::Weak);
         return;
       }
       if (Name == "clear" || Name == "reset") {
@@ -1233,10 +1235,8 @@ private:
       if (Api.isDescriptorType((*It)->getType()))
         return eval(*It, S);
     // emplace_back(src, dst, sem, ...): the general constructor's arguments.
-    if (Args.size() >= 3) {
-      Remoteness Kind = constructedKind(Args);
-      return Kind == Remoteness::Unknown ? unknown() : ValueSet::of(originValue(MC, Kind));
-    }
+    if (Args.size() >= 3)
+      return constructed(MC, Args, S, /*Report=*/false);
     // insert(pos, {a, b}) and friends.
     ValueSet Result;
     for (const Expr *Arg : Args)

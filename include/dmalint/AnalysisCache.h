@@ -11,6 +11,7 @@
 #include "dmalint/DescriptorAnalysis.h"
 #include <map>
 #include <set>
+#include <vector>
 #include <string>
 
 namespace dmalint {
@@ -41,8 +42,14 @@ private:
   const FunctionSummary *summary(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                                  const ApiIndex &Api, const AnalysisLimits &Limits);
 
-  std::set<const clang::FunctionDecl *> InProgress;
+  /// Forgets the results in Provisional (but \p Keep's and those still in progress).
+  void dropProvisional(const clang::FunctionDecl *Keep, const AnalysisLimits &Limits);
+
+  std::vector<const clang::FunctionDecl *> InProgress; ///< The analysis stack.
   std::set<const clang::FunctionDecl *> Recursive;
+  /// Analysed while a function they (indirectly) call was still in progress:
+  /// their summaries are stale once that function's summary settles.
+  std::set<const clang::FunctionDecl *> Provisional;
 
   // Keyed by the work limit too: two checks configured with different
   // limits each get the answer their limit gives.

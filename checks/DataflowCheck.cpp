@@ -16,10 +16,13 @@ DataflowCheck::DataflowCheck(StringRef Name, tidy::ClangTidyContext *Context)
   StringRef Skipped = Options.get("ReportSkippedFunctions", "false");
   ReportSkippedFunctions = Skipped.equals_insensitive("true") || Skipped == "1";
   Limits.MaxBlockVisits = Options.get("WorkLimit", Limits.MaxBlockVisits);
+  StringRef Summaries = Options.get("CrossFunctionSummaries", "true");
+  Limits.UseSummaries = !(Summaries.equals_insensitive("false") || Summaries == "0");
 }
 
 void DataflowCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "WorkLimit", Limits.MaxBlockVisits);
+  Options.store(Opts, "CrossFunctionSummaries", Limits.UseSummaries ? "true" : "false");
   Options.store(Opts, "ReportSkippedFunctions", ReportSkippedFunctions ? "true" : "false");
 }
 

@@ -21,8 +21,8 @@ void AnalysisCache::reset() {
 const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
                                                 clang::ASTContext &Ctx, const ApiIndex &Api,
                                                 const AnalysisLimits &Limits) {
-  auto Key = std::make_pair(&FD, Limits.MaxBlockVisits);
-  auto It = Results.find(Key);
+  Key K = keyOf(&FD, Limits);
+  auto It = Results.find(K);
   if (It != Results.end())
     return It->second;
   SummaryLookup Lookup = [&](const clang::FunctionDecl &Callee) {
@@ -38,9 +38,9 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
        ++Round) {
     Recursive.erase(&FD);
     dropProvisional(&FD, Limits);
-    Results[Key] = std::move(Result);
+    Results[K] = std::move(Result);
     FunctionAnalysis Again = analyzeFunction(FD, Ctx, Api, Limits, Lookup);
-    bool Stable = Again.Summary == Results[Key].Summary;
+    bool Stable = Again.Summary == Results[K].Summary;
     Result = std::move(Again);
     if (Stable)
       break;
@@ -50,14 +50,14 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
   // Once no recursion is open, what was provisional is final or gone.
   if (!Provisional.count(&FD) || InProgress.empty())
     dropProvisional(&FD, Limits);
-  return Results[Key] = std::move(Result);
+  return Results[K] = std::move(Result);
 }
 
 void AnalysisCache::dropProvisional(const clang::FunctionDecl *Keep,
                                     const AnalysisLimits &Limits) {
   for (const clang::FunctionDecl *Stale : Provisional)
     if (Stale != Keep && !llvm::is_contained(InProgress, Stale))
-      Results.erase(std::make_pair(Stale, Limits.MaxBlockVisits));
+      Results.erase(keyOf(Stale, Limits));
   Provisional.clear();
 }
 
@@ -69,7 +69,7 @@ const FunctionSummary *AnalysisCache::summary(const clang::FunctionDecl &FD,
     Recursive.insert(&FD);
     for (auto It = std::next(OnStack); It != InProgress.end(); ++It)
       Provisional.insert(*It);
-    auto Earlier = Results.find(std::make_pair(&FD, Limits.MaxBlockVisits));
+    auto Earlier = Results.find(keyOf(&FD, Limits));
     return Earlier == Results.end() ? nullptr : &Earlier->second.Summary;
   }
   // Deep chains of helpers: past this depth, calls are opaque.

@@ -87,6 +87,7 @@ public:
   }
 
   void run(const FunctionDecl &FD) {
+    Function = &FD;
     const CFG *G = cfgFor(&FD, FD.getBody());
     if (!G)
       return;
@@ -136,7 +137,9 @@ private:
   struct AtomInfo {
     llvm::FoldingSetNodeID Profile;
     llvm::SmallVector<const VarDecl *, 2> Vars;
+    std::optional<unsigned> BoolParam; ///< The atom is exactly this bool parameter.
   };
+  const FunctionDecl *Function = nullptr;
   std::vector<AtomInfo> Atoms;
   llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
@@ -401,7 +404,10 @@ private:
       if (Atoms[Id].Profile == Profile)
         return Id;
     AtomId Id = static_cast<AtomId>(Atoms.size());
-    Atoms.push_back(AtomInfo{Profile, {}});
+    Atoms.push_back(AtomInfo{Profile, {}, std::nullopt});
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(varOf(E->IgnoreParenCasts())))
+      if (P->getType()->isBooleanType() && P->getDeclContext() == Function)
+        Atoms[Id].BoolParam = P->getFunctionScopeIndex();
     for (const VarDecl *VD : Vars)
       if (llvm::find(Atoms[Id].Vars, VD) == Atoms[Id].Vars.end()) {
         Atoms[Id].Vars.push_back(VD);
@@ -1060,11 +1066,20 @@ private:
                  const State &S) {
     const Expr *Obj = Call->getImplicitObjectArgument();
     ValueSet VS = objectValues(Call, S);
+    llvm::SmallVector<std::pair<unsigned, bool>, 1> ParamFacts;
+    for (auto &[Atom, Holds] : S.Facts)
+      if (Atoms[Atom].BoolParam)
+        ParamFacts.push_back({*Atoms[Atom].BoolParam, Holds});
     auto [It, Inserted] = UseIndex.emplace(Call, Uses.size());
-    if (Inserted)
-      Uses.push_back(DescriptorUse{Call, Obj, VS});
-    else
-      Uses[It->second].Values.unionWith(VS);
+    if (Inserted) {
+      Uses.push_back(DescriptorUse{Call, Obj, VS, ParamFacts});
+      return;
+    }
+    // Reached again (an inlined lambda called twice): what holds on both.
+    DescriptorUse &Use = Uses[It->second];
+    Use.Values.unionWith(VS);
+    llvm::erase_if(Use.ParamFacts,
+                   [&](const auto &Fact) { return !llvm::is_contained(ParamFacts, Fact); });
   }
 
   void transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
@@ -1302,7 +1317,7 @@ private:
   /// The summary of a function whose body this translation unit has, if it
   /// can be known: not the API, not a virtual call, not one being analysed.
   const FunctionSummary *summaryFor(const FunctionDecl *FD) {
-    if (!FD || !Summaries || Api.roleOf(FD) != ApiRole::None)
+    if (!FD || !Summaries || !Limits.UseSummaries || Api.roleOf(FD) != ApiRole::None)
       return nullptr;
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isVirtual())
       return nullptr;
@@ -1403,7 +1418,7 @@ private:
           mark(Used, VS);
         if (P.Escapes)
           mark(Escaped, VS);
-        if (P.RequiresRemote && !VS.empty())
+        if (P.RequiresRemote && !VS.empty() && applies(*P.RequiresRemote, Args))
           recordHelperWaitSend(Call, Callee, Arg, I, VS, *P.RequiresRemote);
       }
       if (P.MayWrite) {
@@ -1416,6 +1431,19 @@ private:
           forgetLoc(L, S);
       }
     }
+  }
+
+  /// False when a constant argument rules the requirement out:
+  /// `do_copy(/*wait=*/false, local)` only starts.
+  bool applies(const SendWaitRequirement &Requirement, llvm::ArrayRef<const Expr *> Args) {
+    for (auto &[Index, Value] : Requirement.WhenParams) {
+      if (Index >= Args.size() || Args[Index]->isValueDependent())
+        continue;
+      bool Constant;
+      if (Args[Index]->EvaluateAsBooleanCondition(Constant, Ctx) && Constant != Value)
+        return false;
+    }
+    return true;
   }
 
   void recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee, const Expr *Arg,
@@ -1438,15 +1466,20 @@ private:
         if (!isUnguardedParam(V))
           continue;
         ParameterSummary &P = Summary.Params[Out.Origins[V.Origin].ParamIndex];
-        if (!P.RequiresRemote)
+        if (!P.RequiresRemote) {
           P.RequiresRemote = Requirement;
+        } else if (P.RequiresRemote->WhenParams != Requirement.WhenParams) {
+          // Two wait_sends under different conditions: under any condition.
+          P.RequiresRemote->WhenParams.clear();
+        }
       }
     };
     for (const DescriptorUse &Use : Out.WaitSends)
-      Require(Use.Values, SendWaitRequirement{Use.Call, {}});
+      Require(Use.Values, SendWaitRequirement{Use.Call, {}, Use.ParamFacts});
     for (const HelperWaitSend &H : Out.HelperWaitSends) {
       SendWaitRequirement Chained = H.Requirement;
       Chained.Through.insert(Chained.Through.begin(), H.Call);
+      Chained.WhenParams.clear(); // They were the callee's parameters.
       Require(H.Values, Chained);
     }
     for (OriginId Id = 0; Id < Out.Origins.size(); ++Id) {

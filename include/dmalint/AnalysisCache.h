@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 #include <string>
+#include <tuple>
 
 namespace dmalint {
 
@@ -51,9 +52,13 @@ private:
   /// their summaries are stale once that function's summary settles.
   std::set<const clang::FunctionDecl *> Provisional;
 
-  // Keyed by the work limit too: two checks configured with different
-  // limits each get the answer their limit gives.
-  std::map<std::pair<const clang::FunctionDecl *, unsigned>, FunctionAnalysis> Results;
+  // Keyed by the limits too: two checks configured differently each get the
+  // answer their own limits give.
+  using Key = std::tuple<const clang::FunctionDecl *, unsigned, bool>;
+  static Key keyOf(const clang::FunctionDecl *FD, const AnalysisLimits &Limits) {
+    return {FD, Limits.MaxBlockVisits, Limits.UseSummaries};
+  }
+  std::map<Key, FunctionAnalysis> Results;
   std::set<std::pair<std::string, unsigned>> Reported;
 };
 

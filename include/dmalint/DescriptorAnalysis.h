@@ -49,6 +49,9 @@ struct ConstructionMismatch {
 struct SendWaitRequirement {
   const clang::CXXMemberCallExpr *WaitSend = nullptr; ///< In the innermost helper.
   std::vector<const clang::Expr *> Through;           ///< Calls from here down to it.
+  /// Only when these bool parameters have these values (by index): a
+  /// `do_copy(bool wait, ...)` helper needs a remote copy only to wait.
+  llvm::SmallVector<std::pair<unsigned, bool>, 1> WhenParams;
 };
 
 /// What a function does with one parameter (a descriptor, a container of
@@ -93,6 +96,9 @@ struct DescriptorUse {
   const clang::CXXMemberCallExpr *Call = nullptr;
   const clang::Expr *Object = nullptr;
   ValueSet Values;
+  /// Bool parameters of the function known on every path to the use, by
+  /// index: `if (wait) d.wait_send();` is reached only with wait == true.
+  llvm::SmallVector<std::pair<unsigned, bool>, 1> ParamFacts;
 };
 
 /// Bounds on the work one function may take.
@@ -100,6 +106,7 @@ struct AnalysisLimits {
   unsigned MaxBlockVisits = 100000;  ///< Over the function and its lambdas.
   unsigned MaxValuesPerLocation = 32; ///< Beyond this, assumptions are dropped.
   unsigned MaxLambdaDepth = 4;
+  bool UseSummaries = true; ///< Follow calls into functions of the same translation unit.
 };
 
 struct FunctionAnalysis {

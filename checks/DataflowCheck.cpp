@@ -38,8 +38,10 @@ ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi()
   // std::vector<AsyncCopyDescriptor> and friends, filled with emplace_back.
   auto Container = classTemplateSpecializationDecl(
       hasTemplateArgument(0, refersToType(hasCanonicalType(hasDeclaration(Descriptor)))));
+  // System headers (the standard library) never hold kernels: skipping them
+  // before the hasDescendant walks is most of what this matcher costs.
   return functionDecl(
-      isDefinition(),
+      isDefinition(), unless(isExpansionInSystemHeader()),
       anyOf(hasDescendant(expr(anyOf(
                 cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(Descriptor)))),
                 callExpr(callee(functionDecl(hasAnyName(Factories)))),

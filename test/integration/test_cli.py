@@ -133,6 +133,29 @@ class Cli(unittest.TestCase):
         self.assertEqual(len(tidy_warnings), 1, t.stdout)
         self.assertIn("got -4", tidy_warnings[0])
 
+    def test_work_limit_skips_a_function_visibly(self):
+        self.write(".clang-tidy", textwrap.dedent("""\
+            CheckOptions:
+              dma-wait-send-on-local-copy.WorkLimit: 3
+              dma-wait-send-on-local-copy.ReportSkippedFunctions: true
+            """))
+        body = "".join("  if (n > %d) d = make_async_copy(a, b, s);\n" % i for i in range(20))
+        path = self.write("big.cc", KERNEL_HEAD + "void big(Ref<float> a, Ref<float> b, "
+                          "DmaSemaphore s, int n) {\n  auto d = make_async_copy(a, b, s);\n"
+                          + body + "  d.start();\n  d.wait_send();\n}\n")
+        r = self.dmalint("--checks=-*,dma-wait-send-on-local-copy", path, *self.flags())
+        # Skipped, said so, and not counted as a finding.
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("big.cc:3:6: remark: 'big' was not analysed: it needs more than 3 steps "
+                      "(the WorkLimit option); its descriptor findings are not reported "
+                      "[dma-wait-send-on-local-copy]", r.stdout)
+        self.assertNotIn("warning:", r.stdout)
+        # With the default limit the same function is analysed and reported.
+        os.remove(os.path.join(self.dir, ".clang-tidy"))
+        r = self.dmalint("--checks=-*,dma-wait-send-on-local-copy", path, *self.flags())
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("'wait_send' on 'd', a local copy with no send side", r.stdout)
+
     def test_compile_database_parallel_runs_are_deterministic(self):
         header = self.write("src/shared.h", KERNEL_HEAD + textwrap.dedent("""\
             inline void shared(Ref<float> a, Ref<float> b, DmaSemaphore s) {

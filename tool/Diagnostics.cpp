@@ -1,6 +1,5 @@
-//===- Diagnostics.cpp - Printing findings and applying their fixes -------===//
+//===- Diagnostics.cpp - Printing findings in clang's format -------------===//
 #include "Diagnostics.h"
-#include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -52,6 +51,10 @@ std::string absolutePath(llvm::StringRef FilePath,
 
 bool isCompilerError(const ClangTidyError &Error) {
   return Error.DiagLevel == ClangTidyError::Error && !Error.IsWarningAsError;
+}
+
+bool isFinding(const ClangTidyError &Error) {
+  return !isCompilerError(Error) && Error.DiagLevel != ClangTidyError::Remark;
 }
 
 static void printOne(llvm::raw_ostream &OS, SourceCache &Sources,
@@ -120,95 +123,6 @@ void printDiagnostics(llvm::ArrayRef<ClangTidyError> Errors, SourceCache &Source
       printOne(OS, Sources, Note, E.BuildDirectory, "note", llvm::raw_ostream::CYAN, "",
                UseColor);
   }
-}
-
-/// Writes \p Content to \p Path through a temporary file in the same
-/// directory and a rename, so an interrupted run leaves the old or the new
-/// file, never half of one; the file keeps its permissions.
-static llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Content) {
-  auto Perms = llvm::sys::fs::getPermissions(Path);
-  if (!Perms)
-    return llvm::errorCodeToError(Perms.getError());
-  llvm::SmallString<256> Temp;
-  int FD;
-  if (auto EC = llvm::sys::fs::createUniqueFile(Path + ".dmalint-%%%%%%", FD, Temp))
-    return llvm::errorCodeToError(EC);
-  {
-    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << Content;
-    Out.close();
-    if (Out.has_error()) {
-      llvm::sys::fs::remove(Temp);
-      return llvm::errorCodeToError(Out.error());
-    }
-  }
-  if (auto EC = llvm::sys::fs::setPermissions(Temp, *Perms)) {
-    llvm::sys::fs::remove(Temp);
-    return llvm::errorCodeToError(EC);
-  }
-  if (auto EC = llvm::sys::fs::rename(Temp, Path)) {
-    llvm::sys::fs::remove(Temp);
-    return llvm::errorCodeToError(EC);
-  }
-  return llvm::Error::success();
-}
-
-FixOutcome applyFixes(llvm::ArrayRef<ClangTidyError> Errors) {
-  FixOutcome Outcome;
-  std::map<std::string, tooling::Replacements> ByFile;
-  for (const ClangTidyError &E : Errors) {
-    if (E.Message.Fix.empty() || isCompilerError(E))
-      continue;
-    // All of a finding's replacements go in, or none do.
-    std::map<std::string, tooling::Replacements> Candidate = ByFile;
-    bool Conflict = false;
-    for (const auto &FileAndReplacements : E.Message.Fix) {
-      for (const tooling::Replacement &R : FileAndReplacements.getValue()) {
-        std::string Path = absolutePath(R.getFilePath(), E.BuildDirectory);
-        tooling::Replacement Normalized(Path, R.getOffset(), R.getLength(),
-                                        R.getReplacementText());
-        tooling::Replacements &Set = Candidate[Path];
-        // The same edit twice (one finding per template instantiation, or a
-        // header seen by several files) is one edit.
-        bool Duplicate = llvm::any_of(Set, [&](const tooling::Replacement &Old) {
-          return Old == Normalized;
-        });
-        if (Duplicate)
-          continue;
-        if (llvm::Error Err = Set.add(Normalized)) {
-          llvm::consumeError(std::move(Err));
-          Conflict = true;
-          break;
-        }
-      }
-      if (Conflict)
-        break;
-    }
-    if (Conflict) {
-      ++Outcome.Conflicts;
-      continue;
-    }
-    ByFile = std::move(Candidate);
-    ++Outcome.Applied;
-  }
-  for (auto &[Path, Replacements] : ByFile) {
-    auto Buffer = llvm::MemoryBuffer::getFile(Path);
-    if (!Buffer) {
-      Outcome.Failures.push_back(Path + ": " + Buffer.getError().message());
-      continue;
-    }
-    auto NewCode = tooling::applyAllReplacements((*Buffer)->getBuffer(), Replacements);
-    if (!NewCode) {
-      Outcome.Failures.push_back(Path + ": " + llvm::toString(NewCode.takeError()));
-      continue;
-    }
-    if (llvm::Error Err = writeAtomically(Path, *NewCode)) {
-      Outcome.Failures.push_back(Path + ": " + llvm::toString(std::move(Err)));
-      continue;
-    }
-    ++Outcome.FilesWritten;
-  }
-  return Outcome;
 }
 
 } // namespace dmalint::tool

@@ -1,9 +1,9 @@
-//===- Diagnostics.h - Printing findings and applying their fixes -*- C++ -*-===//
+//===- Diagnostics.h - Printing findings in clang's format ------*- C++ -*-===//
 //
 // The standalone driver renders clang-tidy's findings itself, in clang's
 // format (location, level, message, [check], source line, caret), so that its
-// output reads exactly like the plugin's inside clang-tidy, and applies fixes
-// itself so the tool can say what it did in its own words.
+// output reads exactly like the plugin's inside clang-tidy. Fixes are in
+// Fixes.h, machine-readable reports in Sarif.h and Baseline.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DMALINT_TOOL_DIAGNOSTICS_H
@@ -46,22 +46,15 @@ std::string absolutePath(llvm::StringRef FilePath, const std::string &BuildDirec
 /// True for a compiler error (as opposed to a check's finding).
 bool isCompilerError(const clang::tidy::ClangTidyError &Error);
 
+/// True for a check's finding: not a compiler error, and not a remark (which
+/// informs, e.g. of a function skipped at the work limit, and is never
+/// counted, baselined or fixed).
+bool isFinding(const clang::tidy::ClangTidyError &Error);
+
 /// Prints every error in clang's format.
 void printDiagnostics(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
                       SourceCache &Sources, llvm::raw_ostream &OS,
                       bool UseColor);
-
-struct FixOutcome {
-  unsigned Applied = 0;    ///< Findings whose fixes were written.
-  unsigned Conflicts = 0;  ///< Findings whose fixes overlapped another's.
-  unsigned FilesWritten = 0;
-  std::vector<std::string> Failures; ///< Files that could not be written.
-};
-
-/// Applies the fixes of the findings (not of notes), once per location, and
-/// skipping a finding whose fix overlaps one already taken. Each file is
-/// replaced atomically and keeps its permissions.
-FixOutcome applyFixes(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors);
 
 } // namespace dmalint::tool
 

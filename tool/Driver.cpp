@@ -38,9 +38,16 @@ static tooling::ArgumentsAdjuster driverAdjuster() {
   };
 }
 
-llvm::Expected<std::unique_ptr<tooling::CompilationDatabase>>
-loadCompilations(const CompilationSource &Source,
-                 const std::vector<std::string> &Files) {
+static std::string absoluteDirectory(llvm::StringRef Directory) {
+  llvm::SmallString<256> Path(Directory);
+  llvm::sys::fs::make_absolute(Path);
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::string(Path);
+}
+
+llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Source,
+                                                    const std::vector<std::string> &Files) {
+  LoadedCompilations Loaded;
   std::unique_ptr<tooling::CompilationDatabase> Base;
   if (Source.FixedFlags) {
     if (!Source.BuildPath.empty())
@@ -56,14 +63,23 @@ loadCompilations(const CompilationSource &Source,
     if (!Base)
       return inputError("cannot load a compilation database from '" + Source.BuildPath +
                         "': " + Error);
+    Loaded.Directory = absoluteDirectory(Source.BuildPath);
     // Headers and new files get the command of the closest file in the
     // database, as in clang-tidy.
     Base = tooling::inferMissingCompileCommands(std::move(Base));
   } else {
     if (Files.empty())
       return inputError("no input files; give FILE... -- FLAGS or -p BUILD_DIR");
+    // CompilationDatabase::autoDetectFromSource, spelled out to learn where
+    // the database is (reports' paths are relative to it).
     std::string Error;
-    Base = tooling::CompilationDatabase::autoDetectFromSource(Files.front(), Error);
+    for (llvm::StringRef Dir = llvm::sys::path::parent_path(Files.front()); !Dir.empty();
+         Dir = llvm::sys::path::parent_path(Dir)) {
+      if ((Base = tooling::CompilationDatabase::loadFromDirectory(Dir, Error))) {
+        Loaded.Directory = absoluteDirectory(Dir);
+        break;
+      }
+    }
     if (!Base)
       return inputError("no compilation database found for '" + Files.front() +
                         "' or any parent directory; pass -p BUILD_DIR, or the "
@@ -73,7 +89,8 @@ loadCompilations(const CompilationSource &Source,
   }
   auto Adjusted = std::make_unique<tooling::ArgumentsAdjustingCompilations>(std::move(Base));
   Adjusted->appendArgumentsAdjuster(driverAdjuster());
-  return std::unique_ptr<tooling::CompilationDatabase>(std::move(Adjusted));
+  Loaded.Database = std::move(Adjusted);
+  return std::move(Loaded);
 }
 
 ClangTidyOptions defaultOptions() {

@@ -20,11 +20,17 @@ struct CompilationSource {
   std::string BuildPath;                              ///< -p
 };
 
+struct LoadedCompilations {
+  std::unique_ptr<clang::tooling::CompilationDatabase> Database;
+  /// The absolute directory the database was found in; empty for flags
+  /// after `--`.
+  std::string Directory;
+};
+
 /// Loads the compile commands, with clang's builtin headers made findable.
 /// Fails with a message a user can act on.
-llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
-loadCompilations(const CompilationSource &Source,
-                 const std::vector<std::string> &Files);
+llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Source,
+                                                    const std::vector<std::string> &Files);
 
 /// The options dmalint runs with when no .clang-tidy says otherwise.
 clang::tidy::ClangTidyOptions defaultOptions();

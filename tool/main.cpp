@@ -5,21 +5,31 @@
 //
 // Exit status: 0 no finding, 1 findings, 2 usage or input error (including a
 // translation unit that does not compile), so CI and pre-commit can gate on
-// it directly.
+// it directly. With --baseline, only new findings count.
+//
+// Findings are data before text: the run's error list is fingerprinted,
+// filtered through the baseline, and only then rendered (text, SARIF) or
+// turned into edits (--fix, --export-fixes).
 //
 //===----------------------------------------------------------------------===//
+#include "Baseline.h"
 #include "Diagnostics.h"
 #include "Driver.h"
+#include "Fingerprint.h"
+#include "Fixes.h"
+#include "Rules.h"
+#include "Sarif.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
-#include <chrono>
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <chrono>
+#include <set>
 
 using namespace llvm;
 using namespace clang;
@@ -56,6 +66,39 @@ cl::opt<bool> UseColor("use-color",
                        cl::desc("Colour the diagnostics (default: when stdout is a terminal)"),
                        cl::cat(Category));
 
+enum class OutputFormat { Text, Sarif };
+cl::opt<OutputFormat> Format(
+    "format", cl::desc("What to print on stdout"),
+    cl::values(clEnumValN(OutputFormat::Text, "text", "clang's diagnostic format (default)"),
+               clEnumValN(OutputFormat::Sarif, "sarif", "a SARIF 2.1.0 log")),
+    cl::init(OutputFormat::Text), cl::cat(Category));
+cl::opt<std::string> SarifFile("sarif", cl::desc("Also write a SARIF 2.1.0 log to <file>"),
+                               cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> ExportFixesFile(
+    "export-fixes",
+    cl::desc("Write the fixes to <file> as YAML for clang-apply-replacements\n"
+             "(the edits --fix would make)"),
+    cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> BaselineFile(
+    "baseline",
+    cl::desc("Report only findings that are not in this baseline file\n"
+             "(matched by fingerprint, not by line)"),
+    cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> WriteBaselineFile("write-baseline",
+                                       cl::desc("Record the current findings in <file>"),
+                                       cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> SourceRootDir(
+    "source-root",
+    cl::desc("Directory that report paths and fingerprints are relative to\n"
+             "(default: the directory of compile_commands.json, else the\n"
+             "working directory)"),
+    cl::value_desc("dir"), cl::cat(Category));
+cl::opt<std::string> CheckDocUrl(
+    "check-doc-url",
+    cl::desc("Documentation URL of a check in SARIF rules; {check} stands\n"
+             "for its name"),
+    cl::init(defaultCheckDocUrl().str()), cl::value_desc("url"), cl::cat(Category));
+
 void printVersion(raw_ostream &OS) {
   OS << "dmalint " << DMALINT_VERSION << "\n  built with " << clang::getClangFullVersion()
      << "\n";
@@ -64,6 +107,18 @@ void printVersion(raw_ostream &OS) {
 int usageError(const Twine &Message) {
   WithColor::error(errs(), "dmalint") << Message << "\n";
   return ExitError;
+}
+
+const char *plural(unsigned N) { return N == 1 ? "" : "s"; }
+
+/// The checks enabled for any of \p Files (.clang-tidy files may differ).
+std::vector<std::string> enabledForAny(const std::vector<std::string> &Files,
+                                       const tidy::ClangTidyOptions &Overrides) {
+  std::set<std::string> Names;
+  for (const std::string &File : Files)
+    for (std::string &Name : enabledChecks(File, Overrides))
+      Names.insert(std::move(Name));
+  return {Names.begin(), Names.end()};
 }
 
 } // namespace
@@ -88,7 +143,8 @@ int main(int argc, const char **argv) {
           "dmalint: finds DMA-descriptor misuse in C++ kernel code\n\n"
           "  dmalint FILE... -- COMPILER-FLAGS\n"
           "  dmalint -p BUILD_DIR [FILE...]\n\n"
-          "Exit status: 0 no finding, 1 findings, 2 usage or input error.\n",
+          "Exit status: 0 no finding, 1 findings (with --baseline: new findings),\n"
+          "2 usage or input error (including code that does not compile).\n",
           &ParseErrorStream)) {
     errs() << ParseErrorStream.str();
     return ExitError;
@@ -104,6 +160,17 @@ int main(int argc, const char **argv) {
                         "': " + RegexError);
     Overrides.HeaderFilterRegex = HeaderFilter;
   }
+
+  // Read the baseline before the (long) run: a bad one is a usage error.
+  std::optional<Baseline> Accepted;
+  if (BaselineFile.getNumOccurrences()) {
+    Expected<Baseline> Read = readBaseline(BaselineFile);
+    if (!Read)
+      return usageError(toString(Read.takeError()));
+    Accepted = std::move(*Read);
+  }
+  if (SourceRootDir.getNumOccurrences() && !sys::fs::is_directory(SourceRootDir))
+    return usageError("--source-root '" + SourceRootDir + "' is not a directory");
 
   std::vector<std::string> Inputs;
   for (const std::string &File : Files) {
@@ -137,13 +204,14 @@ int main(int argc, const char **argv) {
   auto Compilations = loadCompilations(Source, Inputs);
   if (!Compilations)
     return usageError(toString(Compilations.takeError()));
+  const tooling::CompilationDatabase &Database = *Compilations->Database;
   if (Inputs.empty()) {
-    Inputs = (*Compilations)->getAllFiles();
+    Inputs = Database.getAllFiles();
     if (Inputs.empty())
       return usageError("the compilation database in '" + BuildPath + "' lists no files");
   }
   for (const std::string &File : Inputs)
-    if ((*Compilations)->getCompileCommands(File).empty())
+    if (Database.getCompileCommands(File).empty())
       return usageError("no compile command for '" + File + "'");
   if (enabledChecks(Inputs.front(), Overrides).empty())
     return usageError("no checks enabled (check --checks and the Checks of .clang-tidy)");
@@ -161,49 +229,132 @@ int main(int argc, const char **argv) {
       errs() << "\n";
   };
   std::vector<tidy::ClangTidyError> Errors =
-      runChecks(**Compilations, Inputs, Overrides, Jobs, Progress);
+      runChecks(Database, Inputs, Overrides, Jobs, Progress);
 
-  bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
-                                               : sys::Process::StandardOutIsDisplayed();
+  SmallString<256> WorkingDirectory;
+  sys::fs::current_path(WorkingDirectory);
+  SourceRoot Root(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
+                  : !Compilations->Directory.empty() ? StringRef(Compilations->Directory)
+                                                     : StringRef(WorkingDirectory));
+  // Fingerprints read the findings' lines: before any fix changes them.
   SourceCache Sources;
-  printDiagnostics(Errors, Sources, outs(), Colored);
-  outs().flush();
+  std::vector<std::string> Fingerprints = fingerprintFindings(Errors, Sources, Root);
+  unsigned CompilerErrors = llvm::count_if(Errors, isCompilerError);
+  int Status = ExitClean;
 
-  unsigned CompilerErrors = 0, Findings = 0;
-  for (const tidy::ClangTidyError &E : Errors) {
-    if (isCompilerError(E))
-      ++CompilerErrors;
-    else if (E.DiagLevel != tidy::ClangTidyError::Remark)
-      ++Findings; // Remarks (e.g. a function skipped at the work limit) inform only.
+  // The baseline records every current finding, whatever --baseline hides.
+  if (WriteBaselineFile.getNumOccurrences()) {
+    if (CompilerErrors) {
+      WithColor::warning(errs(), "dmalint")
+          << "not writing the baseline: the code does not compile\n";
+    } else if (Error Err = writeBaseline(WriteBaselineFile, Errors, Fingerprints, Sources,
+                                         Root)) {
+      WithColor::error(errs(), "dmalint")
+          << "cannot write the baseline '" << WriteBaselineFile << "': "
+          << toString(std::move(Err)) << "\n";
+      Status = ExitError;
+    } else if (!Quiet) {
+      unsigned Recorded = llvm::count_if(Errors, isFinding);
+      errs() << "dmalint: recorded " << Recorded << " finding" << plural(Recorded)
+             << " in the baseline " << WriteBaselineFile << "\n";
+    }
   }
 
-  if (Fix && Findings) {
-    if (CompilerErrors) {
-      WithColor::warning(errs(), "dmalint") << "not applying fixes: the code does not compile\n";
-    } else {
-      FixOutcome Outcome = applyFixes(Errors);
+  // From here on, what is reported: everything but the accepted findings.
+  std::vector<tidy::ClangTidyError> Reported;
+  std::vector<std::string> ReportedFingerprints;
+  unsigned Findings = 0, InBaseline = 0;
+  for (size_t I = 0; I < Errors.size(); ++I) {
+    if (isFinding(Errors[I])) {
+      if (Accepted && Accepted->Fingerprints.contains(Fingerprints[I])) {
+        ++InBaseline;
+        continue;
+      }
+      ++Findings;
+    }
+    Reported.push_back(std::move(Errors[I]));
+    ReportedFingerprints.push_back(std::move(Fingerprints[I]));
+  }
+
+  if (Format == OutputFormat::Text) {
+    bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
+                                                 : sys::Process::StandardOutIsDisplayed();
+    printDiagnostics(Reported, Sources, outs(), Colored);
+    outs().flush();
+  } else if (CompilerErrors) {
+    // Stdout holds only the log; why the run failed still reads as text.
+    std::vector<tidy::ClangTidyError> Failures;
+    llvm::copy_if(Reported, std::back_inserter(Failures), isCompilerError);
+    bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
+                                                 : sys::Process::StandardErrIsDisplayed();
+    printDiagnostics(Failures, Sources, errs(), Colored);
+  }
+
+  if (Format == OutputFormat::Sarif || SarifFile.getNumOccurrences()) {
+    SarifOptions Options;
+    Options.Root = &Root;
+    Options.EnabledChecks = enabledForAny(Inputs, Overrides);
+    Options.CheckDocUrl = CheckDocUrl;
+    Options.AgainstBaseline = Accepted.has_value();
+    json::Value Log = sarifLog(Reported, ReportedFingerprints, Sources, Options);
+    if (Format == OutputFormat::Sarif) {
+      outs() << formatv("{0:2}", Log) << "\n";
+      outs().flush();
+    }
+    if (SarifFile.getNumOccurrences()) {
+      if (Error Err = writeSarif(SarifFile, Log)) {
+        WithColor::error(errs(), "dmalint") << "cannot write the SARIF log '" << SarifFile
+                                            << "': " << toString(std::move(Err)) << "\n";
+        Status = ExitError;
+      }
+    }
+  }
+
+  bool WantFixes = (Fix && Findings) || ExportFixesFile.getNumOccurrences();
+  if (WantFixes && CompilerErrors) {
+    WithColor::warning(errs(), "dmalint")
+        << "not " << (ExportFixesFile.getNumOccurrences() ? "exporting" : "applying")
+        << " fixes: the code does not compile\n";
+  } else if (WantFixes) {
+    FixPlan Plan = planFixes(Reported);
+    if (ExportFixesFile.getNumOccurrences()) {
+      if (Error Err = exportFixes(ExportFixesFile, Reported, Plan)) {
+        WithColor::error(errs(), "dmalint") << "cannot write the fixes '" << ExportFixesFile
+                                            << "': " << toString(std::move(Err)) << "\n";
+        Status = ExitError;
+      }
+    }
+    if (Fix && Findings) {
+      FixOutcome Outcome = applyFixes(Plan);
       for (const std::string &Failure : Outcome.Failures)
         WithColor::error(errs(), "dmalint") << "cannot write fixes to " << Failure << "\n";
       if (!Quiet)
-        errs() << "dmalint: applied fixes of " << Outcome.Applied << " finding"
-               << (Outcome.Applied == 1 ? "" : "s") << " in " << Outcome.FilesWritten
-               << " file" << (Outcome.FilesWritten == 1 ? "" : "s")
-               << (Outcome.Conflicts ? ", skipped " + std::to_string(Outcome.Conflicts) +
-                                           " that overlapped another fix"
-                                     : std::string())
+        errs() << "dmalint: applied fixes of " << Plan.Applied << " finding"
+               << plural(Plan.Applied) << " in " << Outcome.FilesWritten << " file"
+               << plural(Outcome.FilesWritten)
+               << (Plan.Conflicts ? ", skipped " + std::to_string(Plan.Conflicts) +
+                                        " that overlapped another fix"
+                                  : std::string())
                << "\n";
       if (!Outcome.Failures.empty())
-        return ExitError;
+        Status = ExitError;
     }
   }
   if (CompilerErrors) {
     WithColor::error(errs(), "dmalint")
-        << CompilerErrors << " compiler error" << (CompilerErrors == 1 ? "" : "s")
+        << CompilerErrors << " compiler error" << plural(CompilerErrors)
         << ": dmalint analyses only code that compiles; fix the errors above (or the "
            "compile command) and run again\n";
     return ExitError;
   }
-  if (!Quiet && Findings)
-    errs() << "dmalint: " << Findings << " finding" << (Findings == 1 ? "" : "s") << "\n";
+  if (!Quiet && (Findings || InBaseline)) {
+    errs() << "dmalint: " << Findings << (Accepted ? " new" : "") << " finding"
+           << plural(Findings);
+    if (Accepted)
+      errs() << ", " << InBaseline << " in the baseline";
+    errs() << "\n";
+  }
+  if (Status != ExitClean)
+    return Status;
   return Findings ? ExitFindings : ExitClean;
 }

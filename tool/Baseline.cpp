@@ -1,0 +1,80 @@
+//===- Baseline.cpp - Accepting the findings a code base already has ------===//
+#include "Baseline.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang::tidy;
+
+namespace dmalint::tool {
+
+static constexpr int64_t BaselineVersion = 1;
+
+static llvm::Error malformed(llvm::StringRef Path, const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "'" + Path + "' is not a dmalint baseline: " + What +
+                                     " (write one with --write-baseline)");
+}
+
+llvm::Expected<Baseline> readBaseline(llvm::StringRef Path) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buffer)
+    return llvm::createStringError(Buffer.getError(), "cannot read the baseline '" + Path +
+                                                          "': " + Buffer.getError().message());
+  llvm::Expected<llvm::json::Value> Document = llvm::json::parse((*Buffer)->getBuffer());
+  if (!Document)
+    return malformed(Path, "invalid JSON: " + llvm::toString(Document.takeError()));
+  const llvm::json::Object *Top = Document->getAsObject();
+  if (!Top)
+    return malformed(Path, "expected a JSON object");
+  std::optional<int64_t> Version = Top->getInteger("version");
+  if (!Version)
+    return malformed(Path, "no integer \"version\"");
+  if (*Version != BaselineVersion)
+    return malformed(Path, "version " + llvm::Twine(*Version) + ", this dmalint reads version " +
+                               llvm::Twine(BaselineVersion));
+  const llvm::json::Array *Findings = Top->getArray("findings");
+  if (!Findings)
+    return malformed(Path, "no \"findings\" array");
+  Baseline Result;
+  for (size_t I = 0; I < Findings->size(); ++I) {
+    const llvm::json::Object *Finding = (*Findings)[I].getAsObject();
+    std::optional<llvm::StringRef> Fingerprint =
+        Finding ? Finding->getString("fingerprint") : std::nullopt;
+    if (!Fingerprint || Fingerprint->empty())
+      return malformed(Path, "findings[" + llvm::Twine(I) +
+                                 "] is not an object with a \"fingerprint\" string");
+    Result.Fingerprints.insert(*Fingerprint);
+  }
+  return Result;
+}
+
+llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<ClangTidyError> Errors,
+                          llvm::ArrayRef<std::string> Fingerprints, SourceCache &Sources,
+                          const SourceRoot &Root) {
+  llvm::json::Array Findings;
+  for (size_t I = 0; I < Errors.size(); ++I) {
+    if (!isFinding(Errors[I]))
+      continue;
+    const ClangTidyError &E = Errors[I];
+    llvm::json::Object Finding{{"fingerprint", Fingerprints[I]},
+                               {"check", E.DiagnosticName},
+                               {"message", E.Message.Message}};
+    if (!E.Message.FilePath.empty()) {
+      std::string Absolute = absolutePath(E.Message.FilePath, E.BuildDirectory);
+      Finding["file"] = Root.portable(Absolute);
+      // For the reader only: matching never looks at the line.
+      Finding["line"] = Sources.resolve(Absolute, E.Message.FileOffset).Line;
+    }
+    Findings.push_back(std::move(Finding));
+  }
+  llvm::json::Object Document{
+      {"version", BaselineVersion}, {"tool", "dmalint"}, {"findings", std::move(Findings)}};
+  return llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
+    OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Document))) << "\n";
+    return llvm::Error::success();
+  });
+}
+
+} // namespace dmalint::tool

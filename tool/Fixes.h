@@ -1,0 +1,64 @@
+//===- Fixes.h - Which fixes a run makes; applying, exporting -*- C++ -*-===//
+//
+// One plan decides which edits the findings make; `--fix` writes it to the
+// files and `--export-fixes` writes it as the YAML that
+// clang-apply-replacements reads, so both give the same files.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_TOOL_FIXES_H
+#define DMALINT_TOOL_FIXES_H
+
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dmalint::tool {
+
+/// The fix of a diagnostic that clang-tidy and clang-apply-replacements
+/// apply: the message's own, or else the first note's that has one.
+const llvm::StringMap<clang::tooling::Replacements> *
+chosenFix(const clang::tooling::Diagnostic &Diagnostic);
+llvm::StringMap<clang::tooling::Replacements> *chosenFix(clang::tooling::Diagnostic &Diagnostic);
+
+/// The edits of a run. Findings are taken in order; a finding's edits go in
+/// all together or not at all (when one overlaps an edit already taken), and
+/// an edit already taken (the same finding seen through two translation
+/// units, or two findings asking for the same change) is made once.
+struct FixPlan {
+  /// Per diagnostic (same index as the input): the edits it contributes, by
+  /// absolute file path; empty when it has no fix, only repeats edits
+  /// already taken, or conflicts.
+  std::vector<llvm::StringMap<clang::tooling::Replacements>> PerDiagnostic;
+  /// Every edit, by absolute file path.
+  std::map<std::string, clang::tooling::Replacements> ByFile;
+  unsigned Applied = 0;   ///< Findings whose fixes are taken.
+  unsigned Conflicts = 0; ///< Findings whose fixes overlapped another's.
+};
+
+/// Plans the fixes of the findings of \p Errors (compiler errors and remarks
+/// have none).
+FixPlan planFixes(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors);
+
+struct FixOutcome {
+  unsigned FilesWritten = 0;
+  std::vector<std::string> Failures; ///< Files that could not be written.
+};
+
+/// Writes the planned edits. Each file is replaced atomically and keeps its
+/// permissions.
+FixOutcome applyFixes(const FixPlan &Plan);
+
+/// Writes the findings of \p Errors, with their notes, in the YAML of
+/// `clang-tidy --export-fixes` (clang's own serialisation), each carrying the
+/// edits the plan gives it, so that clang-apply-replacements makes exactly the
+/// edits `--fix` makes. \p Path "-" is stdout.
+llvm::Error exportFixes(llvm::StringRef Path, llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
+                        const FixPlan &Plan);
+
+} // namespace dmalint::tool
+
+#endif

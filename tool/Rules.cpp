@@ -1,0 +1,67 @@
+//===- Rules.cpp - What each check is, for reports that describe rules ----===//
+#include "Rules.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/Twine.h"
+
+namespace dmalint::tool {
+
+CheckDescription describeCheck(llvm::StringRef Name) {
+  using D = CheckDescription;
+  return llvm::StringSwitch<D>(Name)
+      .Case("dma-device-id-type-mismatch",
+            D{"Mesh coordinates passed with DeviceIdType::kLogical.",
+              "Finds a DeviceId built from two or more mesh coordinates and passed "
+              "together with DeviceIdType::kLogical. A logical device id is one "
+              "integer; Pallas refuses the combination at trace time (\"LOGICAL "
+              "device_id_type does not support device_id as a tuple\"). The fix "
+              "passes DeviceIdType::kMesh."})
+      .Case("dma-src-sem-device-id-mismatch",
+            D{"The general AsyncCopyDescriptor constructor with exactly one of src_sem "
+              "and device_id.",
+              "Finds a call of the general AsyncCopyDescriptor constructor that sets "
+              "exactly one of src_sem and device_id, directly or through optionals on "
+              "some paths. Pallas builds a remote copy when both are set and a local "
+              "copy when neither is, and refuses the kernel otherwise (\"Either both "
+              "or neither `src_sem` and `device_id` can be set.\")."})
+      .Case("dma-start-priority",
+            D{"start(p) with a negative priority, above 1, or non-zero on a remote copy.",
+              "Finds start(p) on a DMA descriptor where p is a constant expression the "
+              "TPU does not accept: negative (rejected by Pallas at trace time), above "
+              "1 (the TPU compiler accepts only 0 or 1), or non-zero on a copy that is, "
+              "or may be, remote (remote copies may only be started with priority 0)."})
+      .Case("dma-unused-descriptor",
+            D{"A DMA descriptor that is built but never started or waited.",
+              "Finds a DMA descriptor that is built and then, on every path, neither "
+              "started nor waited, and that never leaves the function. Building a "
+              "descriptor copies nothing: it is almost always a forgotten start() (the "
+              "data never arrives) or a forgotten wait() (the kernel reads a buffer "
+              "that is still being written)."})
+      .Case("dma-wait-send-on-local-copy",
+            D{"wait_send() on a copy that is, or on some path may be, local.",
+              "Finds d.wait_send() where the descriptor d is, or may be, a local copy "
+              "(built without a source semaphore and a device id), following it "
+              "through the function and through helpers that wait the send side of "
+              "their parameters. Only a remote copy has a send side; on a local copy "
+              "Pallas stops at trace time (\"Cannot `wait_send` on a local copy.\"). "
+              "The fix waits the receive side, or guards the call with is_remote()."})
+      .Default(D{("The dmalint check " + llvm::Twine(Name) + ".").str(),
+                 ("The dmalint check " + llvm::Twine(Name) + "; see its documentation.").str()});
+}
+
+std::string checkDocUrl(llvm::StringRef Template, llvm::StringRef Name) {
+  std::string Url;
+  llvm::StringRef Rest = Template;
+  for (size_t At; (At = Rest.find("{check}")) != llvm::StringRef::npos;) {
+    Url += Rest.take_front(At);
+    Url += Name;
+    Rest = Rest.drop_front(At + llvm::StringRef("{check}").size());
+  }
+  Url += Rest;
+  return Url;
+}
+
+llvm::StringRef defaultCheckDocUrl() { return DMALINT_CHECK_DOC_URL; }
+
+llvm::StringRef informationUrl() { return DMALINT_INFORMATION_URL; }
+
+} // namespace dmalint::tool

@@ -1,0 +1,45 @@
+//===- Sarif.h - Findings as a SARIF 2.1.0 log ----------------------*- C++ -*-===//
+//
+// Built from clang-tidy's error list (never from the text output) with
+// llvm::json: clang's SarifDocumentWriter has no relatedLocations, fixes,
+// partialFingerprints or originalUriBaseIds. What GitHub code scanning reads
+// is always there: tool.driver.name, rules with ids, results with a ruleId,
+// a physical location with a URI relative to SRCROOT and a start line, and
+// partialFingerprints.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_TOOL_SARIF_H
+#define DMALINT_TOOL_SARIF_H
+
+#include "Fingerprint.h"
+#include "llvm/Support/JSON.h"
+#include <string>
+#include <vector>
+
+namespace dmalint::tool {
+
+struct SarifOptions {
+  /// SRCROOT, which artifact URIs are relative to.
+  const SourceRoot *Root = nullptr;
+  /// The checks the run enabled: one rule each (plus any check a result
+  /// names that is not among them).
+  std::vector<std::string> EnabledChecks;
+  /// The documentation URL of a check, "{check}" standing for its name.
+  std::string CheckDocUrl;
+  /// The findings were filtered through a baseline: results say they are new.
+  bool AgainstBaseline = false;
+};
+
+/// The SARIF log of \p Errors: findings become results; compiler errors and
+/// remarks become tool execution notifications (a compiler error also makes
+/// the run unsuccessful). \p Fingerprints has one entry per error.
+llvm::json::Value sarifLog(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
+                           llvm::ArrayRef<std::string> Fingerprints, SourceCache &Sources,
+                           const SarifOptions &Options);
+
+/// Writes \p Log, pretty-printed, to \p Path ("-" is stdout).
+llvm::Error writeSarif(llvm::StringRef Path, const llvm::json::Value &Log);
+
+} // namespace dmalint::tool
+
+#endif

@@ -1,6 +1,5 @@
 //===- DataflowCheck.cpp - Base of the checks that read the descriptor analysis ===//
 #include "DataflowCheck.h"
-#include "ApiOptions.h"
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
@@ -10,7 +9,7 @@ using namespace clang;
 namespace dmalint::checks {
 
 DataflowCheck::DataflowCheck(StringRef Name, tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Api(loadApiIndex()) {
+    : DmaCheck(Name, Context) {
   // Read as text: the bool specialisation of OptionsView::get is compiled
   // into clang-tidy and its mangled name differs between GCC and Clang.
   StringRef Skipped = Options.get("ReportSkippedFunctions", "false");
@@ -21,6 +20,7 @@ DataflowCheck::DataflowCheck(StringRef Name, tidy::ClangTidyContext *Context)
 }
 
 void DataflowCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) {
+  DmaCheck::storeOptions(Opts);
   Options.store(Opts, "WorkLimit", Limits.MaxBlockVisits);
   Options.store(Opts, "CrossFunctionSummaries", Limits.UseSummaries ? "true" : "false");
   Options.store(Opts, "ReportSkippedFunctions", ReportSkippedFunctions ? "true" : "false");

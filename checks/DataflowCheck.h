@@ -2,8 +2,8 @@
 #ifndef DMALINT_CHECKS_DATAFLOWCHECK_H
 #define DMALINT_CHECKS_DATAFLOWCHECK_H
 
+#include "DmaCheck.h"
 #include "dmalint/AnalysisCache.h"
-#include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include <memory>
 
@@ -11,12 +11,9 @@ namespace dmalint::checks {
 
 /// A check that judges the events of the shared per-function analysis. It
 /// owns no analysis of its own: it asks the translation unit's cache.
-class DataflowCheck : public clang::tidy::ClangTidyCheck {
+class DataflowCheck : public DmaCheck {
 public:
   DataflowCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus17;
-  }
   void onStartOfTranslationUnit() override { AnalysisCache::current().reset(); }
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
 
@@ -33,7 +30,6 @@ protected:
   /// The source text of a descriptor expression, for messages.
   static std::string nameOf(const clang::Expr *E, const clang::ASTContext &Ctx);
 
-  std::shared_ptr<const ApiIndex> Api;
   AnalysisLimits Limits;
   bool ReportSkippedFunctions;
 };

@@ -1,6 +1,5 @@
 //===- DeviceIdTypeMismatchCheck.cpp --------------------------------------===//
 #include "DeviceIdTypeMismatchCheck.h"
-#include "ApiOptions.h"
 #include "dmalint/Arguments.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -10,11 +9,8 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-DeviceIdTypeMismatchCheck::DeviceIdTypeMismatchCheck(
-    StringRef Name, tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Api(loadApiIndex()) {}
-
 void DeviceIdTypeMismatchCheck::registerMatchers(MatchFinder *Finder) {
+  registerApiValidation(Finder);
   std::vector<StringRef> Users;
   for (const DeviceIdUse &Use : Api->model().DeviceIdUses)
     Users.push_back(Use.Function);
@@ -42,6 +38,8 @@ static bool isLogicalKind(const Expr *E, const ApiIndex &Api, ASTContext &Ctx) {
 }
 
 void DeviceIdTypeMismatchCheck::check(const MatchFinder::MatchResult &Result) {
+  if (validateApi(Result))
+    return;
   const auto *Call = Result.Nodes.getNodeAs<Expr>("call");
   const FunctionDecl *Callee = nullptr;
   if (const auto *CE = dyn_cast<CallExpr>(Call))

@@ -2,8 +2,7 @@
 #ifndef DMALINT_CHECKS_DEVICEIDTYPEMISMATCHCHECK_H
 #define DMALINT_CHECKS_DEVICEIDTYPEMISMATCHCHECK_H
 
-#include "dmalint/ApiModel.h"
-#include "clang-tidy/ClangTidyCheck.h"
+#include "DmaCheck.h"
 
 namespace dmalint::checks {
 
@@ -12,17 +11,11 @@ namespace dmalint::checks {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/dma-device-id-type-mismatch.md
-class DeviceIdTypeMismatchCheck : public clang::tidy::ClangTidyCheck {
+class DeviceIdTypeMismatchCheck : public DmaCheck {
 public:
-  DeviceIdTypeMismatchCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus17;
-  }
+  using DmaCheck::DmaCheck;
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
-
-private:
-  std::shared_ptr<const ApiIndex> Api;
 };
 
 } // namespace dmalint::checks

@@ -10,6 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void SrcSemDeviceIdMismatchCheck::registerMatchers(MatchFinder *Finder) {
+  registerApiValidation(Finder);
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
   Finder->addMatcher(
@@ -27,6 +28,8 @@ static StringRef parameterName(const CXXConstructorDecl *Ctor, unsigned Index,
 }
 
 void SrcSemDeviceIdMismatchCheck::check(const MatchFinder::MatchResult &Result) {
+  if (validateApi(Result))
+    return;
   if (const auto *Construct = Result.Nodes.getNodeAs<CXXConstructExpr>("construct"))
     checkWritten(*Construct, *Result.Context);
   if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function"))

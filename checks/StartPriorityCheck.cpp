@@ -1,6 +1,5 @@
 //===- StartPriorityCheck.cpp ---------------------------------------------===//
 #include "StartPriorityCheck.h"
-#include "ApiOptions.h"
 #include "dmalint/Arguments.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -10,6 +9,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void StartPriorityCheck::registerMatchers(MatchFinder *Finder) {
+  registerApiValidation(Finder);
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
   auto StartCall = cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(hasAnyName(Types)))));
@@ -29,6 +29,8 @@ std::optional<int64_t> StartPriorityCheck::priorityOf(const CXXMemberCallExpr &C
 }
 
 void StartPriorityCheck::check(const MatchFinder::MatchResult &Result) {
+  if (validateApi(Result))
+    return;
   if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call"))
     checkConstant(*Call, *Result.Context);
   if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function"))

@@ -10,6 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void UnusedDescriptorCheck::registerMatchers(MatchFinder *Finder) {
+  registerApiValidation(Finder);
   Finder->addMatcher(functionsUsingApi().bind("function"), this);
 }
 
@@ -38,6 +39,8 @@ static std::string constructionName(const Expr *Site, ASTContext &Ctx) {
 }
 
 void UnusedDescriptorCheck::check(const MatchFinder::MatchResult &Result) {
+  if (validateApi(Result))
+    return;
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
   ASTContext &Ctx = *Result.Context;
   const FunctionAnalysis *Analysis = analysisOf(*Function, Ctx);

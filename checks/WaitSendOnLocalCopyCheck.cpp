@@ -10,6 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void WaitSendOnLocalCopyCheck::registerMatchers(MatchFinder *Finder) {
+  registerApiValidation(Finder);
   // Direct wait_sends, and calls that hand a local copy to a helper that
   // waits its send side: any function that touches the API.
   Finder->addMatcher(functionsUsingApi().bind("function"), this);
@@ -52,6 +53,8 @@ static std::string calleeName(const Expr *Call) {
 }
 
 void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
+  if (validateApi(Result))
+    return;
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
   ASTContext &Ctx = *Result.Context;
   const FunctionAnalysis *Analysis = analysisOf(*Function, Ctx);

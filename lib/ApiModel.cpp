@@ -1,6 +1,8 @@
 //===- ApiModel.cpp - Which declarations are the DMA API ------------------===//
 #include "dmalint/ApiModel.h"
 #include "clang/AST/DeclCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include <cctype>
 
 using namespace clang;
 
@@ -45,6 +47,7 @@ ApiModel ApiModel::builtin() {
   M.DeviceIdKindEnum = "tpu::DeviceIdType";
   M.LogicalEnumerator = "kLogical";
   M.MeshEnumerator = "kMesh";
+  M.CtorDeviceIdKindParam = 5;
   M.DeviceIdUses = {{"tpu::AsyncCopyDescriptor", 4, 5},
                     {"tpu::make_async_remote_copy", 4, 5},
                     {"tpu::async_remote_copy", 4, 5},
@@ -144,6 +147,247 @@ bool ApiIndex::isLogicalEnumerator(const EnumConstantDecl *ECD) const {
     return false;
   const auto *ED = dyn_cast<EnumDecl>(ECD->getDeclContext());
   return ED && isNamed(ED, Model.DeviceIdKindEnum);
+}
+
+// ------------------------------------------------------------ options ---
+
+namespace {
+
+std::string joinList(const std::vector<std::string> &Items) {
+  std::string Out;
+  for (const std::string &Item : Items)
+    Out += (Out.empty() ? "" : ";") + Item;
+  return Out;
+}
+
+std::vector<std::string> splitList(llvm::StringRef Text) {
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  Text.split(Parts, ';', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> Out;
+  for (llvm::StringRef Part : Parts)
+    if (!Part.trim().empty())
+      Out.push_back(Part.trim().str());
+  return Out;
+}
+
+/// A C++ (qualified) name: identifiers separated by "::".
+bool isQualifiedName(llvm::StringRef Name) {
+  Name.consume_front("::");
+  if (Name.empty())
+    return false;
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  Name.split(Parts, "::");
+  for (llvm::StringRef Part : Parts) {
+    if (Part.empty() || !(isalpha(Part[0]) || Part[0] == '_'))
+      return false;
+    for (char C : Part)
+      if (!(isalnum(C) || C == '_'))
+        return false;
+  }
+  return true;
+}
+
+struct RoleKey {
+  const char *Key;
+  ApiRole Role;
+};
+constexpr RoleKey FunctionKeys[] = {
+    {"LocalFactories", ApiRole::LocalFactory},
+    {"RemoteFactories", ApiRole::RemoteFactory},
+    {"StartedLocalFactories", ApiRole::StartedLocalFactory},
+    {"StartedRemoteFactories", ApiRole::StartedRemoteFactory},
+    {"DeviceQueries", ApiRole::DeviceQuery},
+};
+constexpr RoleKey MethodKeys[] = {
+    {"IsRemoteMethod", ApiRole::IsRemote},   {"StartMethod", ApiRole::Start},
+    {"WaitMethod", ApiRole::Wait},           {"WaitSendMethod", ApiRole::WaitSend},
+    {"WaitRecvMethod", ApiRole::WaitRecv},
+};
+constexpr const char *PositionKeys[] = {"ConstructorSrcSemParam", "ConstructorDeviceIdParam",
+                                        "ConstructorDeviceIdKindParam", "StartPriorityParam"};
+constexpr const char *NameKeys[] = {"DeviceIdType", "DeviceIdKindEnum", "LogicalEnumerator",
+                                    "MeshEnumerator"};
+
+unsigned *positionField(ApiModel &M, llvm::StringRef Key) {
+  if (Key == "ConstructorSrcSemParam")
+    return &M.CtorSrcSemParam;
+  if (Key == "ConstructorDeviceIdParam")
+    return &M.CtorDeviceIdParam;
+  if (Key == "ConstructorDeviceIdKindParam")
+    return &M.CtorDeviceIdKindParam;
+  if (Key == "StartPriorityParam")
+    return &M.StartPriorityParam;
+  return nullptr;
+}
+
+std::string *nameField(ApiModel &M, llvm::StringRef Key) {
+  if (Key == "DeviceIdType")
+    return &M.DeviceIdType;
+  if (Key == "DeviceIdKindEnum")
+    return &M.DeviceIdKindEnum;
+  if (Key == "LogicalEnumerator")
+    return &M.LogicalEnumerator;
+  if (Key == "MeshEnumerator")
+    return &M.MeshEnumerator;
+  return nullptr;
+}
+
+std::vector<std::string> namesWithRole(const std::vector<std::pair<std::string, ApiRole>> &All,
+                                       ApiRole Role) {
+  std::vector<std::string> Out;
+  for (auto &[Name, R] : All)
+    if (R == Role)
+      Out.push_back(Name);
+  return Out;
+}
+
+void setNamesWithRole(std::vector<std::pair<std::string, ApiRole>> &All, ApiRole Role,
+                      const std::vector<std::string> &Names) {
+  llvm::erase_if(All, [&](auto &Entry) { return Entry.second == Role; });
+  for (const std::string &Name : Names)
+    All.push_back({Name, Role});
+}
+
+} // namespace
+
+std::map<std::string, std::string> apiModelOptions(const ApiModel &M) {
+  std::map<std::string, std::string> Out;
+  auto Key = [](llvm::StringRef Name) { return (ApiOptionPrefix + Name).str(); };
+  Out[Key("DescriptorTypes")] = joinList(M.DescriptorTypes);
+  for (const RoleKey &R : FunctionKeys)
+    Out[Key(R.Key)] = joinList(namesWithRole(M.Functions, R.Role));
+  for (const RoleKey &R : MethodKeys)
+    Out[Key(R.Key)] = joinList(namesWithRole(M.Methods, R.Role));
+  ApiModel Copy = M;
+  for (const char *P : PositionKeys)
+    Out[Key(P)] = std::to_string(*positionField(Copy, P));
+  for (const char *N : NameKeys)
+    Out[Key(N)] = *nameField(Copy, N);
+  std::vector<std::string> Uses;
+  for (const DeviceIdUse &Use : M.DeviceIdUses)
+    if (!llvm::is_contained(M.DescriptorTypes, Use.Function))
+      Uses.push_back(Use.Function + ":" + std::to_string(Use.DeviceIdParam) + ":" +
+                     std::to_string(Use.DeviceIdTypeParam));
+  Out[Key("DeviceIdFunctions")] = joinList(Uses);
+  return Out;
+}
+
+std::vector<ApiOptionError>
+applyApiOptions(ApiModel &M, const std::map<std::string, std::string> &Options) {
+  std::vector<ApiOptionError> Errors;
+  auto Fail = [&](const std::string &Key, const llvm::Twine &Message) {
+    Errors.push_back({Key, Message.str()});
+  };
+  auto CheckNames = [&](const std::string &Key, const std::vector<std::string> &Names,
+                        bool Qualified) {
+    for (const std::string &Name : Names) {
+      // A method is named without its class: a plain identifier.
+      bool Valid = isQualifiedName(Name) && (Qualified || Name.find(':') == std::string::npos);
+      if (!Valid) {
+        Fail(Key, "'" + Name + "' is not a " + (Qualified ? "C++ name" : "method name"));
+        return false;
+      }
+    }
+    return true;
+  };
+  for (auto &[Key, Value] : Options) {
+    llvm::StringRef Name(Key);
+    if (!Name.consume_front(ApiOptionPrefix))
+      continue;
+    if (Name == "DescriptorTypes") {
+      std::vector<std::string> Types = splitList(Value);
+      if (Types.empty())
+        Fail(Key, "needs at least one descriptor type");
+      else if (CheckNames(Key, Types, true))
+        M.DescriptorTypes = Types;
+      continue;
+    }
+    if (const RoleKey *R = llvm::find_if(FunctionKeys, [&](auto &K) { return Name == K.Key; });
+        R != std::end(FunctionKeys)) {
+      std::vector<std::string> Names = splitList(Value);
+      if (CheckNames(Key, Names, true))
+        setNamesWithRole(M.Functions, R->Role, Names);
+      continue;
+    }
+    if (const RoleKey *R = llvm::find_if(MethodKeys, [&](auto &K) { return Name == K.Key; });
+        R != std::end(MethodKeys)) {
+      std::vector<std::string> Names = splitList(Value);
+      if (CheckNames(Key, Names, false))
+        setNamesWithRole(M.Methods, R->Role, Names);
+      continue;
+    }
+    if (unsigned *Field = positionField(M, Name)) {
+      unsigned Position;
+      if (llvm::StringRef(Value).trim().getAsInteger(10, Position) || Position > 64)
+        Fail(Key, "must be a 0-based parameter position, got '" + Value + "'");
+      else
+        *Field = Position;
+      continue;
+    }
+    if (std::string *Field = nameField(M, Name)) {
+      if (!Value.empty() && !isQualifiedName(Value))
+        Fail(Key, "'" + Value + "' is not a C++ name");
+      else
+        *Field = Value;
+      continue;
+    }
+    if (Name == "DeviceIdFunctions") {
+      std::vector<DeviceIdUse> Uses;
+      bool Ok = true;
+      for (const std::string &Entry : splitList(Value)) {
+        // function:deviceIdParam:kindParam, where the function may contain "::".
+        auto [Rest, Kind] = llvm::StringRef(Entry).rsplit(':');
+        auto [Function, Id] = Rest.rsplit(':');
+        unsigned IdPos, KindPos;
+        if (Function.empty() || Function.ends_with(":") || !isQualifiedName(Function) ||
+            Id.getAsInteger(10, IdPos) || Kind.getAsInteger(10, KindPos)) {
+          Fail(Key, "'" + Entry + "' is not 'function:device-id-position:kind-position'");
+          Ok = false;
+          break;
+        }
+        Uses.push_back({Function.str(), IdPos, KindPos});
+      }
+      if (Ok)
+        M.DeviceIdUses = Uses;
+      continue;
+    }
+    Fail(Key, "unknown option; the API model's options are " +
+                  [] {
+                    std::string Known;
+                    for (auto &[K, V] : apiModelOptions(ApiModel::builtin()))
+                      Known += (Known.empty() ? "" : ", ") + K;
+                    return Known;
+                  }());
+  }
+  // The constructor's own device-id use follows the constructor positions.
+  llvm::erase_if(M.DeviceIdUses,
+                 [&](const DeviceIdUse &U) { return llvm::is_contained(M.DescriptorTypes, U.Function); });
+  for (const std::string &Type : M.DescriptorTypes)
+    M.DeviceIdUses.push_back({Type, M.CtorDeviceIdParam, M.CtorDeviceIdKindParam});
+  // One name, one role.
+  std::map<std::string, std::string> Seen;
+  for (const RoleKey &R : MethodKeys)
+    for (const std::string &Method : namesWithRole(M.Methods, R.Role)) {
+      auto [It, Inserted] = Seen.emplace(Method, R.Key);
+      if (!Inserted)
+        Fail((ApiOptionPrefix + R.Key).str(),
+             "'" + Method + "' is already the " + It->second + "; a method has one role");
+    }
+  Seen.clear();
+  for (const RoleKey &R : FunctionKeys)
+    for (const std::string &Function : namesWithRole(M.Functions, R.Role)) {
+      llvm::StringRef Bare = llvm::StringRef(Function);
+      Bare.consume_front("::");
+      auto [It, Inserted] = Seen.emplace(Bare.str(), R.Key);
+      if (!Inserted)
+        Fail((ApiOptionPrefix + R.Key).str(),
+             "'" + Function + "' is already in " + ApiOptionPrefix.str() + It->second +
+                 "; a function has one role");
+    }
+  if (M.CtorSrcSemParam == M.CtorDeviceIdParam)
+    Fail((ApiOptionPrefix + "ConstructorDeviceIdParam").str(),
+         "is the same position as " + ApiOptionPrefix.str() + "ConstructorSrcSemParam");
+  return Errors;
 }
 
 } // namespace dmalint

@@ -49,6 +49,17 @@ Engagement engagementOf(const Expr *Arg) {
   const Expr *E = stripWrappers(Arg);
   if (isNulloptType(E->getType()))
     return Engagement::Disengaged;
+  // A pointer parameter is "set" when it is not null.
+  if (Arg->getType()->isPointerType()) {
+    const Expr *P = Arg->IgnoreParenImpCasts();
+    if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(P))
+      return Engagement::Disengaged;
+    if (const auto *Literal = dyn_cast<IntegerLiteral>(P); Literal && Literal->getValue() == 0)
+      return Engagement::Disengaged;
+    if (const auto *UO = dyn_cast<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf)
+      return Engagement::Engaged;
+    return Engagement::Unknown;
+  }
   if (const auto *ILE = dyn_cast<InitListExpr>(E))
     return ILE->getNumInits() == 0 ? Engagement::Disengaged : Engagement::Unknown;
   if (isa<CXXScalarValueInitExpr>(E) || isa<ImplicitValueInitExpr>(E))

@@ -13,6 +13,7 @@
 #include "clang/AST/Type.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,9 +59,31 @@ struct ApiModel {
   std::string MeshEnumerator;    ///< The enumerator that takes mesh coordinates.
   std::vector<DeviceIdUse> DeviceIdUses;
 
+  /// Position of the constructor's device-id kind parameter.
+  unsigned CtorDeviceIdKindParam = 5;
+
   /// The model of the reference API in <tpu/dma.h>.
   static ApiModel builtin();
 };
+
+/// The configuration keys of the API model (CheckOptions in .clang-tidy), all
+/// under this prefix, shared by every dma-* check.
+constexpr llvm::StringLiteral ApiOptionPrefix = "dma.";
+
+/// A problem with one configuration key.
+struct ApiOptionError {
+  std::string Key;
+  std::string Message;
+};
+
+/// Applies the options (full keys, prefix included; other keys are ignored)
+/// to \p Model. Every unknown key, malformed value or contradiction is an
+/// error; the model keeps its earlier value for that key.
+std::vector<ApiOptionError>
+applyApiOptions(ApiModel &Model, const std::map<std::string, std::string> &Options);
+
+/// The options that describe \p Model (what --dump-config shows).
+std::map<std::string, std::string> apiModelOptions(const ApiModel &Model);
 
 /// An ApiModel prepared for fast queries against AST declarations.
 class ApiIndex {

@@ -1,0 +1,42 @@
+//===- DmaCheck.h - Base of every dma-* check: the API model from options -*- C++ -*-===//
+#ifndef DMALINT_CHECKS_DMACHECK_H
+#define DMALINT_CHECKS_DMACHECK_H
+
+#include "dmalint/ApiModel.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include <memory>
+
+namespace dmalint::checks {
+
+/// Every dma-* check reads the API model through this one loader: the
+/// built-in model of <tpu/dma.h>, changed by the `dma.*` CheckOptions of
+/// .clang-tidy (the same file for stock clang-tidy and for dmalint). A bad
+/// option is one configuration error naming the option and its file.
+class DmaCheck : public clang::tidy::ClangTidyCheck {
+public:
+  DmaCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  /// Includes the effective API model, so --dump-config shows it.
+  void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
+
+protected:
+  /// Every check calls these two: in a translation unit that defines the
+  /// descriptor type, the configured methods and constructor positions must
+  /// exist (a name that resolves to nothing is a configuration error, not a
+  /// silent run that finds nothing).
+  void registerApiValidation(clang::ast_matchers::MatchFinder *Finder);
+  /// True when \p Result was the validation's match (and has been handled).
+  bool validateApi(const clang::ast_matchers::MatchFinder::MatchResult &Result);
+
+  std::shared_ptr<const ApiIndex> Api;
+
+private:
+  void reportConfigurationError(const std::string &Key, const std::string &Problem);
+};
+
+} // namespace dmalint::checks
+
+#endif

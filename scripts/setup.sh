@@ -12,6 +12,9 @@ build_dir="${BUILD_DIR:-build}"
 packages=(cmake ninja-build g++ python3 libgtest-dev
           "libclang-$major-dev" "llvm-$major-dev" "clang-tidy-$major" "clang-$major"
           "libclang-cpp$major-dev" "llvm-$major-tools")
+# scripts/test.sh adds what only the tests need.
+read -r -a extra <<< "${DMALINT_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,5 +4,6 @@
 # self-tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+# The real pre-commit for the hook test, jsonschema for the SARIF schema test.
+DMALINT_EXTRA_PACKAGES="pre-commit python3-jsonschema git" scripts/setup.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"

@@ -1,0 +1,7 @@
+#include <tpu/dma.h>
+using namespace tpu;
+void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
+  auto d = make_async_copy(a, b, undeclared_semaphore);
+  d.start();
+  d.wait_send();
+}

@@ -3,6 +3,7 @@
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/Support/VirtualFileSystem.h"
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace clang;
@@ -32,10 +33,10 @@ const LoadedApi &loadApi(const std::map<std::string, std::string> &Options) {
 
 /// The configuration file (or "the command line") that set \p Key for
 /// \p File: the last source that mentions it wins, as in clang-tidy.
-std::string optionSource(llvm::StringRef Key, llvm::StringRef File) {
+std::optional<std::string> optionSource(llvm::StringRef Key, llvm::StringRef File) {
   FileOptionsProvider Provider(ClangTidyGlobalOptions(), ClangTidyOptions(), ClangTidyOptions(),
                                llvm::vfs::getRealFileSystem());
-  std::string Source = "the command line";
+  std::optional<std::string> Source;
   for (const auto &[Options, Name] : Provider.getRawOptions(File))
     if (Options.CheckOptions.count(Key))
       Source = Name;
@@ -52,15 +53,21 @@ DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context)
       Options[Entry.getKey().str()] = Entry.getValue().Value;
   const LoadedApi &Loaded = loadApi(Options);
   Api = Loaded.Index;
-  for (const ApiOptionError &Error : Loaded.Errors)
+  ApiValid = Loaded.Errors.empty();
+  for (const ApiOptionError &Error : Loaded.Errors) {
+    InvalidKeys.insert(Error.Key);
     reportConfigurationError(Error.Key, Error.Message);
+  }
 }
 
 void DmaCheck::reportConfigurationError(const std::string &Key, const std::string &Problem) {
-  std::string Where = optionSource(Key, getCurrentMainFile());
-  std::string Message = "invalid API model option '" + Key + "' in " +
-                        (Where == "the command line" ? Where : "'" + Where + "'") + ": " +
-                        Problem;
+  std::optional<std::string> Where = optionSource(Key, getCurrentMainFile());
+  std::string Message =
+      "invalid API model option '" + Key + "' " +
+      (Where ? (*Where == "command-line option" ? "on the command line"
+                                                : "in '" + *Where + "'")
+             : std::string("(not set, so the built-in default)")) +
+      ": " + Problem;
   // Every dma-* check loads the same options: say each problem once per file.
   thread_local std::set<std::pair<std::string, std::string>> Reported;
   if (Reported.insert({getCurrentMainFile().str(), Message}).second)
@@ -76,6 +83,8 @@ void DmaCheck::registerApiValidation(ast_matchers::MatchFinder *Finder) {
 }
 
 bool DmaCheck::validateApi(const ast_matchers::MatchFinder::MatchResult &Result) {
+  if (!ApiValid)
+    return true; // Judge nothing with a model that has errors.
   const auto *Type = Result.Nodes.getNodeAs<CXXRecordDecl>("dma-api-type");
   if (!Type)
     return false;

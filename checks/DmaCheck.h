@@ -6,6 +6,8 @@
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include <memory>
+#include <set>
+#include <string>
 
 namespace dmalint::checks {
 
@@ -32,8 +34,12 @@ protected:
   bool validateApi(const clang::ast_matchers::MatchFinder::MatchResult &Result);
 
   std::shared_ptr<const ApiIndex> Api;
+  /// False when the options have errors: nothing is judged with a model the
+  /// user did not mean (the errors themselves fail the run).
+  bool ApiValid = true;
 
 private:
+  std::set<std::string> InvalidKeys;
   void reportConfigurationError(const std::string &Key, const std::string &Problem);
 };
 

@@ -98,7 +98,9 @@ void SrcSemDeviceIdMismatchCheck::checkWritten(const CXXConstructExpr &Construct
   bool Omitted = argumentEngagement(Args, UnsetIndex) == Engagement::Omitted;
   diag(Args[SetIndex]->getBeginLoc(), "'%0' is set here, but '%1' is %2",
        DiagnosticIDs::Note)
-      << SetName << UnsetName << (Omitted ? "omitted" : "'std::nullopt'");
+      << SetName << UnsetName
+      << (Omitted ? "omitted"
+                  : Args[UnsetIndex]->getType()->isPointerType() ? "'nullptr'" : "'std::nullopt'");
 }
 
 } // namespace dmalint::checks

@@ -55,8 +55,9 @@ void UnusedDescriptorCheck::check(const MatchFinder::MatchResult &Result) {
     if (!AnalysisCache::current().firstReport("dma-unused-descriptor", At))
       continue;
     diag(At, "descriptor '%0' is built but never started or waited; did you mean to call "
-             "'start' or 'wait' on it?")
-        << constructionName(Origin.Site, Ctx);
+             "'%1' or '%2' on it?")
+        << constructionName(Origin.Site, Ctx) << methodWithRole(Api->model(), ApiRole::Start)
+        << methodWithRole(Api->model(), ApiRole::Wait);
   }
 }
 

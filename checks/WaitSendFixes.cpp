@@ -161,13 +161,6 @@ bool isReceiveWaitOn(const Stmt *S, StringRef Object, const ApiIndex &Api, ASTCo
          spelling(Call->getImplicitObjectArgument()->IgnoreImplicit(), Ctx) == Object;
 }
 
-std::string methodWithRole(const ApiIndex &Api, ApiRole Role) {
-  for (auto &[Name, R] : Api.model().Methods)
-    if (R == Role)
-      return Name;
-  return "";
-}
-
 } // namespace
 
 llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSend,
@@ -191,7 +184,7 @@ llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSe
     }
   }
   if (!ReceiveWaitFollows) {
-    std::string WaitRecv = methodWithRole(Api, ApiRole::WaitRecv);
+    std::string WaitRecv = methodWithRole(Api.model(), ApiRole::WaitRecv);
     if (WaitRecv.empty())
       return {};
     return {FixItHint::CreateReplacement(
@@ -224,7 +217,7 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
   const Expr *Object = WaitSend.getImplicitObjectArgument()->IgnoreImplicit();
   const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
   std::string ObjectText = spelling(Object, Ctx);
-  std::string IsRemote = methodWithRole(Api, ApiRole::IsRemote);
+  std::string IsRemote = methodWithRole(Api.model(), ApiRole::IsRemote);
   // The guard evaluates the object a second time: only for plain names.
   if (ObjectText.empty() || IsRemote.empty() ||
       Object->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))

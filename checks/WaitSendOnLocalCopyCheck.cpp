@@ -132,8 +132,8 @@ void WaitSendOnLocalCopyCheck::reportHelperCall(const HelperWaitSend &Helper,
     diag(calleeLoc(Through), "which passes it to '%0' here", DiagnosticIDs::Note)
         << calleeName(Through);
   diag(cast<MemberExpr>(WaitSend->getCallee()->IgnoreParens())->getMemberLoc(),
-       "'%0' is called here without an 'is_remote()' guard", DiagnosticIDs::Note)
-      << Method;
+       "'%0' is called here without an '%1()' guard", DiagnosticIDs::Note)
+      << Method << methodWithRole(Api->model(), ApiRole::IsRemote);
 }
 
 } // namespace dmalint::checks

@@ -18,6 +18,13 @@ static llvm::StringRef lastComponent(llvm::StringRef Qualified) {
   return Pos == llvm::StringRef::npos ? Qualified : Qualified.substr(Pos + 2);
 }
 
+std::string methodWithRole(const ApiModel &Model, ApiRole Role) {
+  for (auto &[Name, R] : Model.Methods)
+    if (R == Role)
+      return Name;
+  return "";
+}
+
 std::string qualifiedName(const NamedDecl *D) {
   return D->getQualifiedNameAsString();
 }

@@ -112,13 +112,16 @@ static bool isNeverAssigned(const VarDecl *VD, ASTContext &Ctx) {
   if (!Fn || !Fn->getBody())
     return false;
   auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
-  auto Writes = match(
-      findAll(stmt(anyOf(
-          cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(Ref))),
-          binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(Ref))),
-          unaryOperator(hasOperatorName("&"), hasUnaryOperand(ignoringParenImpCasts(Ref)))))
-              .bind("w")),
-      *Fn->getBody(), Ctx);
+  auto Assignment = stmt(anyOf(
+      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(Ref))),
+      binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(Ref)))));
+  // Taking its address counts too, unless only as a pointer to const.
+  auto ToConst = implicitCastExpr(hasType(pointerType(pointee(isConstQualified()))));
+  auto AddressTaken = unaryOperator(hasOperatorName("&"),
+                                    hasUnaryOperand(ignoringParenImpCasts(Ref)),
+                                    unless(hasParent(ToConst)));
+  auto Writes = match(findAll(stmt(anyOf(Assignment, AddressTaken)).bind("w")),
+                      *Fn->getBody(), Ctx);
   return Writes.empty();
 }
 
@@ -131,6 +134,9 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
       CE && isStdOptional(CE->getType()) && CE->getNumArgs() >= 1)
     E = stripWrappers(CE->getArg(CE->getNumArgs() - 1));
+  // A pointer to a device id (nullptr meaning none): look at what it points to.
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    E = stripWrappers(UO->getSubExpr());
   if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->getNumArgs() == 1)
     if (const FunctionDecl *FD = Call->getDirectCallee();
         FD && FD->getIdentifier() && FD->getName() == "make_optional" &&

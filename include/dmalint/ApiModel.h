@@ -117,6 +117,9 @@ private:
   llvm::StringMap<std::vector<std::string>> DescriptorTypesByName;
 };
 
+/// The (first) method the model gives \p Role, or "" when none.
+std::string methodWithRole(const ApiModel &Model, ApiRole Role);
+
 /// The qualified name without a leading "::".
 std::string qualifiedName(const clang::NamedDecl *D);
 

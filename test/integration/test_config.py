@@ -168,9 +168,8 @@ class MalformedConfig(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertNotIn("invalid API model option", r.stdout + r.stderr)
 
-    # --- Known tool bugs (see the report in docs/config.md, "Known problems").
+    # --- Fixed after they were found (kept as regression tests).
 
-    @unittest.expectedFailure
     def test_a_rejected_method_name_causes_no_second_error(self):
         # 'acme::DmaHandle::await_all' is rejected, the built-in 'wait' is kept,
         # and validation then adds: "... 'dma.WaitMethod' in '<path>':
@@ -180,7 +179,6 @@ class MalformedConfig(unittest.TestCase):
         self.assertEqual(CONFIG_ERROR_RE.findall(r.stdout + r.stderr),
                          [self.expected_line("bad-method-name")])
 
-    @unittest.expectedFailure
     def test_a_contradictory_model_reports_no_findings(self):
         # With 'await_all' both the wait and the send wait, the model keeps the
         # contradiction (ApiModel.h: "the model keeps its earlier value for that
@@ -188,7 +186,6 @@ class MalformedConfig(unittest.TestCase):
         r = self.dmalint(self.use("duplicate-method-role"))
         self.assertNotIn("warning:", r.stdout)
 
-    @unittest.expectedFailure
     def test_a_key_left_to_its_default_is_not_blamed_on_the_command_line(self):
         # partial-model leaves dma.WaitRecvMethod out; the built-in 'wait_recv'
         # does not exist on acme::DmaHandle. The error is right, but says

@@ -1,6 +1,7 @@
 //===- Driver.cpp - Compile commands in, clang-tidy findings out ----------===//
 #include "Driver.h"
 #include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyModule.h"
 #include "clang/Basic/Version.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
@@ -159,6 +160,19 @@ runChecks(const tooling::CompilationDatabase &Compilations,
       if (llvm::none_of(All, [&](const ClangTidyError &Seen) { return sameFinding(Seen, E); }))
         All.push_back(std::move(E));
   return All;
+}
+
+std::string effectiveConfiguration(const std::string &File, const ClangTidyOptions &Overrides) {
+  auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());
+  ClangTidyOptions Effective = Provider->getOptions(File);
+  // As clang-tidy --dump-config: each enabled check stores its options.
+  ClangTidyContext Context(optionsProvider(Overrides, llvm::vfs::getRealFileSystem()));
+  Context.setCurrentFile(File);
+  ClangTidyASTConsumerFactory Factory(Context);
+  ClangTidyOptions Stored;
+  Stored.CheckOptions = Factory.getCheckOptions();
+  Effective = Effective.merge(Stored, 0);
+  return configurationAsText(Effective);
 }
 
 std::vector<std::string> enabledChecks(const std::string &File,

@@ -45,6 +45,11 @@ runChecks(const clang::tooling::CompilationDatabase &Compilations,
           const clang::tidy::ClangTidyOptions &Overrides, unsigned Jobs,
           const std::function<void(size_t Done)> &Progress);
 
+/// The effective configuration for \p File as .clang-tidy YAML: the merged
+/// options, with every enabled check's options (the API model included).
+std::string effectiveConfiguration(const std::string &File,
+                                   const clang::tidy::ClangTidyOptions &Overrides);
+
 /// The names of the checks enabled for \p File under \p Overrides.
 std::vector<std::string> enabledChecks(const std::string &File,
                                        const clang::tidy::ClangTidyOptions &Overrides);

@@ -56,6 +56,18 @@ cl::opt<std::string> HeaderFilter(
     cl::desc("Regular expression of headers whose findings are shown\n"
              "(findings in the main file are always shown)"),
     cl::cat(Category));
+cl::opt<std::string> SourceFilter(
+    "source-filter",
+    cl::desc("Regular expression: with -p and no FILE, analyse only the files of\n"
+             "the compilation database whose path matches (as run-clang-tidy)"),
+    cl::cat(Category));
+cl::opt<bool> DumpConfig("dump-config",
+                         cl::desc("Print the effective configuration (checks, their options and\n"
+                                  "the API model) as .clang-tidy YAML, and exit"),
+                         cl::cat(Category));
+cl::opt<bool> Verbose("verbose",
+                      cl::desc("Also report functions the analysis skipped at its work limit"),
+                      cl::cat(Category));
 cl::opt<bool> ListChecks("list-checks", cl::desc("List the enabled checks and exit"),
                          cl::cat(Category));
 cl::opt<bool> Quiet("quiet", cl::desc("Print no progress or summary on stderr"),
@@ -161,6 +173,19 @@ int main(int argc, const char **argv) {
     Overrides.HeaderFilterRegex = HeaderFilter;
   }
 
+  std::optional<Regex> SourceRegex;
+  if (SourceFilter.getNumOccurrences()) {
+    std::string RegexError;
+    SourceRegex.emplace(SourceFilter);
+    if (!SourceRegex->isValid(RegexError))
+      return usageError("invalid --source-filter regular expression '" + SourceFilter +
+                        "': " + RegexError);
+  }
+  if (Verbose)
+    for (const char *Check : {"dma-wait-send-on-local-copy", "dma-start-priority",
+                              "dma-src-sem-device-id-mismatch", "dma-unused-descriptor"})
+      Overrides.CheckOptions[std::string(Check) + ".ReportSkippedFunctions"] = "true";
+
   // Read the baseline before the (long) run: a bad one is a usage error.
   std::optional<Baseline> Accepted;
   if (BaselineFile.getNumOccurrences()) {
@@ -178,6 +203,15 @@ int main(int argc, const char **argv) {
     sys::fs::make_absolute(Abs);
     sys::path::remove_dots(Abs, true);
     Inputs.push_back(std::string(Abs));
+  }
+
+  if (DumpConfig) {
+    SmallString<256> Here;
+    sys::fs::current_path(Here);
+    outs() << effectiveConfiguration(Inputs.empty() ? (Here + "/dummy.cc").str()
+                                                    : Inputs.front(),
+                                     Overrides);
+    return ExitClean;
   }
 
   if (ListChecks) {
@@ -207,8 +241,12 @@ int main(int argc, const char **argv) {
   const tooling::CompilationDatabase &Database = *Compilations->Database;
   if (Inputs.empty()) {
     Inputs = Database.getAllFiles();
+    if (SourceRegex)
+      llvm::erase_if(Inputs, [&](const std::string &File) { return !SourceRegex->match(File); });
     if (Inputs.empty())
-      return usageError("the compilation database in '" + BuildPath + "' lists no files");
+      return usageError("the compilation database in '" + BuildPath + "' lists no files" +
+                        (SourceRegex ? " matching --source-filter '" + SourceFilter + "'"
+                                     : std::string()));
   }
   for (const std::string &File : Inputs)
     if (Database.getCompileCommands(File).empty())
@@ -341,10 +379,18 @@ int main(int argc, const char **argv) {
     }
   }
   if (CompilerErrors) {
-    WithColor::error(errs(), "dmalint")
-        << CompilerErrors << " compiler error" << plural(CompilerErrors)
-        << ": dmalint analyses only code that compiles; fix the errors above (or the "
-           "compile command) and run again\n";
+    unsigned ConfigErrors = llvm::count_if(Errors, [](const tidy::ClangTidyError &E) {
+      return isCompilerError(E) && E.DiagnosticName == "clang-tidy-config";
+    });
+    if (ConfigErrors)
+      WithColor::error(errs(), "dmalint")
+          << ConfigErrors << " configuration error" << plural(ConfigErrors)
+          << ": fix the options named above; no check ran with a broken configuration\n";
+    if (unsigned Compile = CompilerErrors - ConfigErrors)
+      WithColor::error(errs(), "dmalint")
+          << Compile << " compiler error" << plural(Compile)
+          << ": dmalint analyses only code that compiles; fix the errors above (or the "
+             "compile command) and run again\n";
     return ExitError;
   }
   if (!Quiet && (Findings || InBaseline)) {

@@ -150,6 +150,13 @@ class Cli(unittest.TestCase):
                       "(the WorkLimit option); its descriptor findings are not reported "
                       "[dma-wait-send-on-local-copy]", r.stdout)
         self.assertNotIn("warning:", r.stdout)
+        # --verbose asks for the same remark without a .clang-tidy option.
+        self.write(".clang-tidy", "CheckOptions:\n  dma-wait-send-on-local-copy.WorkLimit: 3\n")
+        quiet = self.dmalint("--checks=-*,dma-wait-send-on-local-copy", path, *self.flags())
+        self.assertNotIn("remark:", quiet.stdout)
+        loud = self.dmalint("--verbose", "--checks=-*,dma-wait-send-on-local-copy", path,
+                            *self.flags())
+        self.assertIn("remark: 'big' was not analysed", loud.stdout)
         # With the default limit the same function is analysed and reported.
         os.remove(os.path.join(self.dir, ".clang-tidy"))
         r = self.dmalint("--checks=-*,dma-wait-send-on-local-copy", path, *self.flags())
@@ -181,6 +188,16 @@ class Cli(unittest.TestCase):
         self.assertEqual(one.stdout.count("shared.h:5:11: warning:"), 1, one.stdout)
         self.assertEqual(one.stdout.count("got -1"), 3)
         del header
+        # --source-filter picks translation units of the database, as in run-clang-tidy.
+        some = self.dmalint("-p", build, "--source-filter", r"k[01]\.cc$")
+        self.assertEqual(some.returncode, 1, some.stderr)
+        self.assertEqual(some.stdout.count("got -1"), 1, some.stdout)
+        none = self.dmalint("-p", build, "--source-filter", "no-such-file")
+        self.assertEqual(none.returncode, 2)
+        self.assertIn("matching --source-filter", none.stderr)
+        bad = self.dmalint("-p", build, "--source-filter", "(")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("invalid --source-filter", bad.stderr)
 
     def test_fix_rewrites_the_file_and_keeps_its_permissions(self):
         path = self.write("fix.cc", KERNEL_HEAD + textwrap.dedent("""\

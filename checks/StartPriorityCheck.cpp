@@ -61,16 +61,7 @@ void StartPriorityCheck::checkRemote(const FunctionDecl &Function, ASTContext &C
     // Out-of-range priorities are reported above, whatever the copy.
     if (!Priority || *Priority != 1)
       continue;
-    llvm::SmallVector<OriginId, 2> RemoteOrigins;
-    bool AllRemote = true;
-    for (const dmalint::Value &V : Use.Values.values()) {
-      if (Analysis->kindOf(V) != Remoteness::Remote) {
-        AllRemote = false;
-        continue;
-      }
-      if (llvm::find(RemoteOrigins, V.Origin) == RemoteOrigins.end())
-        RemoteOrigins.push_back(V.Origin);
-    }
+    auto [RemoteOrigins, AllRemote] = Analysis->originsOfKind(Use.Values, Remoteness::Remote);
     SourceLocation At = Use.Call->getArg(Api->model().StartPriorityParam)->getBeginLoc();
     if (RemoteOrigins.empty() ||
         !AnalysisCache::current().firstReport("dma-start-priority", At))

@@ -16,22 +16,6 @@ void WaitSendOnLocalCopyCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(functionsUsingApi().bind("function"), this);
 }
 
-/// The local origins among \p Values, and whether every value is local.
-static std::pair<llvm::SmallVector<OriginId, 2>, bool>
-localOrigins(const FunctionAnalysis &Analysis, const ValueSet &Values) {
-  llvm::SmallVector<OriginId, 2> Local;
-  bool AllLocal = true;
-  for (const Value &V : Values.values()) {
-    if (Analysis.kindOf(V) != Remoteness::Local) {
-      AllLocal = false;
-      continue;
-    }
-    if (llvm::find(Local, V.Origin) == Local.end())
-      Local.push_back(V.Origin);
-  }
-  return {Local, AllLocal};
-}
-
 /// Where a call is best pointed at: the called name.
 static SourceLocation calleeLoc(const Expr *Call) {
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
@@ -61,7 +45,7 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   for (const DescriptorUse &Use : Analysis->WaitSends) {
-    auto [LocalOrigins, AllLocal] = localOrigins(*Analysis, Use.Values);
+    auto [LocalOrigins, AllLocal] = Analysis->originsOfKind(Use.Values, Remoteness::Local);
     if (LocalOrigins.empty())
       continue;
     const auto *Member = cast<MemberExpr>(Use.Call->getCallee()->IgnoreParens());
@@ -96,7 +80,7 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
 void WaitSendOnLocalCopyCheck::reportHelperCall(const HelperWaitSend &Helper,
                                                 const FunctionAnalysis &Analysis,
                                                 ASTContext &Ctx) {
-  auto [LocalOrigins, AllLocal] = localOrigins(Analysis, Helper.Values);
+  auto [LocalOrigins, AllLocal] = Analysis.originsOfKind(Helper.Values, Remoteness::Local);
   if (LocalOrigins.empty() ||
       !AnalysisCache::current().firstReport("dma-wait-send-on-local-copy",
                                             Helper.Argument->getBeginLoc()))

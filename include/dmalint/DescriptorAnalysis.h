@@ -124,6 +124,21 @@ struct FunctionAnalysis {
   unsigned AssumptionsDropped = 0; ///< Times a set hit MaxValuesPerLocation.
 
   Remoteness kindOf(const Value &V) const { return Origins[V.Origin].Kind; }
+
+  /// The distinct origins of kind \p Kind among \p Values, and whether
+  /// every value is of that kind (a definite finding, not a maybe).
+  std::pair<llvm::SmallVector<OriginId, 2>, bool> originsOfKind(const ValueSet &Values,
+                                                                Remoteness Kind) const {
+    llvm::SmallVector<OriginId, 2> Found;
+    bool All = true;
+    for (const Value &V : Values.values()) {
+      if (kindOf(V) != Kind)
+        All = false;
+      else if (!llvm::is_contained(Found, V.Origin))
+        Found.push_back(V.Origin);
+    }
+    return {Found, All};
+  }
 };
 
 /// Analyses the body of \p FD (a definition that is not a template pattern),

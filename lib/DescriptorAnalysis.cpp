@@ -143,6 +143,7 @@ private:
   std::vector<AtomInfo> Atoms;
   llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
+  // Where a call's use is in WaitSends or Starts (a call is one or the other).
   std::map<const CXXMemberCallExpr *, size_t> UseIndex;
 
   // ---------------------------------------------------------------- CFG ---
@@ -1021,7 +1022,6 @@ private:
   }
 
   std::map<const VarDecl *, const CXXForRangeStmt *> RangeFors;
-  bool RangeForsCollected = false;
 
   const CXXForRangeStmt *rangeForOf(const VarDecl *VD) {
     auto It = RangeFors.find(VD);

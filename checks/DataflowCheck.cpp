@@ -66,6 +66,13 @@ const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTCon
   return &A;
 }
 
+void DataflowCheck::noteConstructions(const FunctionAnalysis &Analysis,
+                                      llvm::ArrayRef<OriginId> Origins, StringRef Message,
+                                      StringRef Name) {
+  for (OriginId Origin : Origins)
+    diag(constructionLoc(Analysis.Origins[Origin].Site), Message, DiagnosticIDs::Note) << Name;
+}
+
 std::string DataflowCheck::nameOf(const Expr *E, const ASTContext &Ctx) {
   E = E->IgnoreImplicit();
   // opt->wait_send(): the object is spelled `opt->`; name the optional.

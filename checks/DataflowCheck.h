@@ -27,6 +27,9 @@ protected:
   /// limit (then reported as a remark when ReportSkippedFunctions is set).
   const FunctionAnalysis *analysisOf(const clang::FunctionDecl &FD,
                                      clang::ASTContext &Ctx);
+  /// One note per origin, at its construction; \p Message takes the name as %0.
+  void noteConstructions(const FunctionAnalysis &Analysis, llvm::ArrayRef<OriginId> Origins,
+                         llvm::StringRef Message, llvm::StringRef Name);
   /// The source text of a descriptor expression, for messages.
   static std::string nameOf(const clang::Expr *E, const clang::ASTContext &Ctx);
 

@@ -69,13 +69,12 @@ void StartPriorityCheck::checkRemote(const FunctionDecl &Function, ASTContext &C
     std::string Name = nameOf(Use.Object, Ctx);
     diag(At, "remote copy '%0' must be started with priority 0, got %1")
         << Name << std::to_string(*Priority);
-    for (OriginId Origin : RemoteOrigins)
-      diag(constructionLoc(Analysis->Origins[Origin].Site),
-           AllRemote ? "'%0' is a remote copy: built here with a device id and source semaphore"
-                     : "'%0' may be a remote copy: built here with a device id and source "
-                       "semaphore",
-           DiagnosticIDs::Note)
-          << Name;
+    noteConstructions(*Analysis, RemoteOrigins,
+                      AllRemote ? "'%0' is a remote copy: built here with a device id and "
+                                  "source semaphore"
+                                : "'%0' may be a remote copy: built here with a device id and "
+                                  "source semaphore",
+                      Name);
   }
 }
 

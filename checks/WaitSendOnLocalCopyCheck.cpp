@@ -65,13 +65,12 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
                                            : guardFix(*Use.Call, *Api, Ctx))
         Diag << Fix;
     }
-    for (OriginId Origin : LocalOrigins)
-      diag(constructionLoc(Analysis->Origins[Origin].Site),
-           AllLocal ? "'%0' is a local copy: built here without a device id and source semaphore"
-                    : "'%0' is a local copy on this path: built here without a device id and "
-                      "source semaphore",
-           DiagnosticIDs::Note)
-          << Name;
+    noteConstructions(*Analysis, LocalOrigins,
+                      AllLocal ? "'%0' is a local copy: built here without a device id and "
+                                 "source semaphore"
+                               : "'%0' is a local copy on this path: built here without a "
+                                 "device id and source semaphore",
+                      Name);
   }
   for (const HelperWaitSend &Helper : Analysis->HelperWaitSends)
     reportHelperCall(Helper, *Analysis, Ctx);
@@ -104,13 +103,12 @@ void WaitSendOnLocalCopyCheck::reportHelperCall(const HelperWaitSend &Helper,
                                         : "'%0' calls '%1' on %2, which is a local copy on "
                                           "some paths")
       << calleeName(Helper.Call) << Method << What;
-  for (OriginId Origin : LocalOrigins)
-    diag(constructionLoc(Analysis.Origins[Origin].Site),
-         AllLocal ? "%0 is a local copy: built here without a device id and source semaphore"
-                  : "%0 is a local copy on this path: built here without a device id and "
-                    "source semaphore",
-         DiagnosticIDs::Note)
-        << What;
+  noteConstructions(Analysis, LocalOrigins,
+                    AllLocal ? "%0 is a local copy: built here without a device id and source "
+                               "semaphore"
+                             : "%0 is a local copy on this path: built here without a device "
+                               "id and source semaphore",
+                    What);
   // The way down to the wait_send, one helper at a time.
   for (const Expr *Through : Helper.Requirement.Through)
     diag(calleeLoc(Through), "which passes it to '%0' here", DiagnosticIDs::Note)

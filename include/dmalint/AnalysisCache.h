@@ -34,8 +34,6 @@ public:
   /// each spelling once.
   bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
 
-  unsigned functionsAnalysed() const { return Results.size(); }
-
 private:
   /// The summary of a callee, analysing it first if needed. Null while it is
   /// being analysed (recursion: the caller treats the call as opaque, and the

@@ -4,6 +4,7 @@
 #include "clang-tidy/ClangTidy.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -27,13 +28,57 @@ llvm::StringMap<tooling::Replacements> *chosenFix(tooling::Diagnostic &Diagnosti
       chosenFix(static_cast<const tooling::Diagnostic &>(Diagnostic)));
 }
 
-FixPlan planFixes(llvm::ArrayRef<ClangTidyError> Errors) {
+static std::string normalisedAbsolute(llvm::StringRef Path) {
+  llvm::SmallString<256> Abs(Path);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  return std::string(Abs);
+}
+
+bool insideTree(llvm::StringRef Path, llvm::StringRef Tree) {
+  if (Tree.empty())
+    return false;
+  if (!Path.starts_with(Tree))
+    return false;
+  // /work/project-other is not inside /work/project.
+  return Path.size() == Tree.size() || llvm::sys::path::is_separator(Path[Tree.size()]) ||
+         llvm::sys::path::is_separator(Tree.back());
+}
+
+std::string editableTree(llvm::StringRef DatabaseDirectory,
+                         llvm::ArrayRef<std::string> SourceFiles) {
+  std::string Tree = normalisedAbsolute(DatabaseDirectory);
+  for (const std::string &File : SourceFiles) {
+    std::string Path = normalisedAbsolute(File);
+    while (!insideTree(Path, Tree)) {
+      llvm::StringRef Parent = llvm::sys::path::parent_path(Tree);
+      if (Parent.empty() || Parent == Tree)
+        break;
+      Tree = Parent.str();
+    }
+  }
+  return Tree;
+}
+
+FixPlan planFixes(llvm::ArrayRef<ClangTidyError> Errors, llvm::StringRef EditableTree) {
   FixPlan Plan;
   Plan.PerDiagnostic.resize(Errors.size());
   for (size_t I = 0; I < Errors.size(); ++I) {
     const ClangTidyError &E = Errors[I];
     const llvm::StringMap<tooling::Replacements> *Fix = chosenFix(E);
     if (!Fix || !isFinding(E))
+      continue;
+    // Never a file outside the project (a system or vendored header).
+    bool Outside = false;
+    for (const auto &FileAndReplacements : *Fix) {
+      std::string Path = normalisedAbsolute(
+          absolutePath(FileAndReplacements.getKey(), E.BuildDirectory));
+      if (!insideTree(Path, EditableTree)) {
+        Plan.OutsideTree.insert(Path);
+        Outside = true;
+      }
+    }
+    if (Outside)
       continue;
     // All of a finding's replacements go in, or none do.
     std::map<std::string, tooling::Replacements> Candidate = Plan.ByFile;

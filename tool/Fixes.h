@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,26 @@ struct FixPlan {
   std::map<std::string, clang::tooling::Replacements> ByFile;
   unsigned Applied = 0;   ///< Findings whose fixes are taken.
   unsigned Conflicts = 0; ///< Findings whose fixes overlapped another's.
+  /// Files outside the editable tree that findings wanted to edit (absolute
+  /// paths); those findings' fixes are not taken.
+  std::set<std::string> OutsideTree;
 };
 
+/// The directory tree `--fix` may edit: the deepest directory holding
+/// \p DatabaseDirectory and every file in \p SourceFiles (the compilation
+/// database and what it compiles). A header reached through an include path
+/// outside it (a system or vendored library) is never edited.
+std::string editableTree(llvm::StringRef DatabaseDirectory,
+                         llvm::ArrayRef<std::string> SourceFiles);
+
+/// True when \p Path (absolute, normalised) lies inside \p Tree.
+bool insideTree(llvm::StringRef Path, llvm::StringRef Tree);
+
 /// Plans the fixes of the findings of \p Errors (compiler errors and remarks
-/// have none).
-FixPlan planFixes(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors);
+/// have none). A finding with an edit outside \p EditableTree contributes
+/// none of its edits.
+FixPlan planFixes(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
+                  llvm::StringRef EditableTree);
 
 struct FixOutcome {
   unsigned FilesWritten = 0;

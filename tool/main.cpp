@@ -354,7 +354,21 @@ int main(int argc, const char **argv) {
         << "not " << (ExportFixesFile.getNumOccurrences() ? "exporting" : "applying")
         << " fixes: the code does not compile\n";
   } else if (WantFixes) {
-    FixPlan Plan = planFixes(Reported);
+    // The project's tree: --source-root, else where the compilation database
+    // and the files it compiles are (with '--' flags, the working directory).
+    std::vector<std::string> Compiled = Database.getAllFiles();
+    llvm::append_range(Compiled, Inputs);
+    std::string EditableTree =
+        SourceRootDir.getNumOccurrences()
+            ? Root.directory()
+            : editableTree(!Compilations->Directory.empty() ? StringRef(Compilations->Directory)
+                                                            : StringRef(WorkingDirectory),
+                           Compiled);
+    FixPlan Plan = planFixes(Reported, EditableTree);
+    for (const std::string &Outside : Plan.OutsideTree)
+      WithColor::warning(errs(), "dmalint")
+          << "not fixing " << Outside << ": it is outside the project tree " << EditableTree
+          << " (set --source-root to widen it)\n";
     if (ExportFixesFile.getNumOccurrences()) {
       if (Error Err = exportFixes(ExportFixesFile, Reported, Plan)) {
         WithColor::error(errs(), "dmalint") << "cannot write the fixes '" << ExportFixesFile

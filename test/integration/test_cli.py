@@ -215,6 +215,51 @@ class Cli(unittest.TestCase):
         self.assertEqual(os.stat(path).st_mode & 0o777, 0o640)
         self.assertEqual(self.dmalint(path, *self.flags()).returncode, 0)
 
+    def test_fix_edits_only_files_inside_the_project_tree(self):
+        # A vendored header outside the project (reached through -I) with a
+        # fixable finding, and the same finding in the project's own header.
+        bad_header = KERNEL_HEAD + textwrap.dedent("""\
+            inline void shared(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {
+              auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
+              e.start();
+              e.wait();
+            }
+            """)
+        vendor = self.write("vendor/lib/vendored.h", bad_header)
+        own = self.write("project/src/own.h", bad_header.replace("shared(", "own("))
+        main = self.write("project/src/main.cc",
+                          '#include "own.h"\n#include <lib/vendored.h>\n' + CLEAN)
+        project = os.path.join(self.dir, "project")
+        self.write("project/build/compile_commands.json", json.dumps([{
+            "directory": os.path.join(project, "build"), "file": main,
+            "command": "clang++ -std=c++17 -I%s -I%s -c %s"
+                       % (INCLUDE, os.path.join(self.dir, "vendor"), main)}]))
+        with open(vendor) as f:
+            vendor_before = f.read()
+        r = self.dmalint("--fix", "-p", os.path.join(project, "build"), "--header-filter=.*")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout.count("[dma-device-id-type-mismatch]"), 2, r.stdout)
+        # The project tree holds the database (build/) and the sources (src/).
+        self.assertIn("not fixing %s: it is outside the project tree %s" % (vendor, project),
+                      r.stderr)
+        with open(vendor) as f:
+            self.assertEqual(f.read(), vendor_before)
+        with open(own) as f:
+            self.assertIn("{0, 1}, DeviceIdType::kMesh);", f.read())
+        # --export-fixes plans the same edits: none in the vendored header.
+        exported = os.path.join(self.dir, "fixes.yaml")
+        r = self.dmalint("--export-fixes", exported, "-p", os.path.join(project, "build"),
+                         "--header-filter=.*")
+        with open(exported) as f:
+            text = f.read()
+        self.assertIn("vendored.h", text)  # the finding is exported ...
+        self.assertNotIn("ReplacementText", text)  # ... without its edit
+        # --source-root widens the tree on purpose.
+        r = self.dmalint("--fix", "-p", os.path.join(project, "build"), "--header-filter=.*",
+                         "--source-root", self.dir)
+        with open(vendor) as f:
+            self.assertIn("{0, 1}, DeviceIdType::kMesh);", f.read())
+
     def test_plugin_lists_the_checks(self):
         t = subprocess.run([CLANG_TIDY, "-load=" + PLUGIN, "--checks=-*,dma-*", "--list-checks"],
                            capture_output=True, text=True)

@@ -26,27 +26,21 @@ void DataflowCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ReportSkippedFunctions", ReportSkippedFunctions ? "true" : "false");
 }
 
+namespace {
+/// ApiIndex::usedBy through the translation unit's cache: the dataflow
+/// checks share one walk per function.
+AST_MATCHER_P(FunctionDecl, usesApi, std::shared_ptr<const ApiIndex>, Api) {
+  return AnalysisCache::current().usesApi(Node, *Api);
+}
+} // namespace
+
 ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi() const {
   using namespace ast_matchers;
-  const ApiModel &M = Api->model();
-  std::vector<StringRef> Types(M.DescriptorTypes.begin(), M.DescriptorTypes.end());
-  std::vector<StringRef> Factories;
-  for (auto &[Name, Role] : M.Functions)
-    if (Role != ApiRole::DeviceQuery)
-      Factories.push_back(Name);
-  auto Descriptor = cxxRecordDecl(hasAnyName(Types));
-  // std::vector<AsyncCopyDescriptor> and friends, filled with emplace_back.
-  auto Container = classTemplateSpecializationDecl(
-      hasTemplateArgument(0, refersToType(hasCanonicalType(hasDeclaration(Descriptor)))));
-  // System headers (the standard library) never hold kernels: skipping them
-  // before the hasDescendant walks is most of what this matcher costs.
-  return functionDecl(
-      isDefinition(), unless(isExpansionInSystemHeader()),
-      anyOf(hasDescendant(expr(anyOf(
-                cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(Descriptor)))),
-                callExpr(callee(functionDecl(hasAnyName(Factories)))),
-                cxxConstructExpr(hasType(Descriptor))))),
-            hasDescendant(varDecl(hasType(hasCanonicalType(hasDeclaration(Container)))))));
+  // Cheapest first. System headers (the standard library) never hold
+  // kernels: skipping them before the walk of each body is most of what this
+  // matcher saves.
+  return functionDecl(isDefinition(), apiInTranslationUnit(Api),
+                      unless(isExpansionInSystemHeader()), usesApi(Api));
 }
 
 const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx) {

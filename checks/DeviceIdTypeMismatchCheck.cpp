@@ -14,10 +14,12 @@ void DeviceIdTypeMismatchCheck::registerMatchers(MatchFinder *Finder) {
   std::vector<StringRef> Users;
   for (const DeviceIdUse &Use : Api->model().DeviceIdUses)
     Users.push_back(Use.Function);
-  Finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(Users)))).bind("call"),
-                     this);
   Finder->addMatcher(
-      cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(hasAnyName(Users)))))
+      callExpr(apiInTranslationUnit(Api), callee(functionDecl(hasAnyName(Users)))).bind("call"),
+      this);
+  Finder->addMatcher(
+      cxxConstructExpr(apiInTranslationUnit(Api),
+                       hasDeclaration(cxxConstructorDecl(ofClass(hasAnyName(Users)))))
           .bind("call"),
       this);
 }

@@ -78,8 +78,10 @@ void DmaCheck::registerApiValidation(ast_matchers::MatchFinder *Finder) {
   using namespace ast_matchers;
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
-  Finder->addMatcher(cxxRecordDecl(isDefinition(), hasAnyName(Types)).bind("dma-api-type"),
-                     this);
+  Finder->addMatcher(
+      cxxRecordDecl(isDefinition(), apiInTranslationUnit(Api), hasAnyName(Types))
+          .bind("dma-api-type"),
+      this);
 }
 
 bool DmaCheck::validateApi(const ast_matchers::MatchFinder::MatchResult &Result) {

@@ -5,11 +5,21 @@
 #include "dmalint/ApiModel.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include <memory>
 #include <set>
 #include <string>
 
 namespace dmalint::checks {
+
+/// Matches anything in a translation unit that has seen a descriptor type's
+/// name (ApiIndex::declaredIn). Every dma-* matcher starts with it, so that in
+/// a translation unit without the API each node costs one hash lookup.
+AST_POLYMORPHIC_MATCHER_P(apiInTranslationUnit,
+                          AST_POLYMORPHIC_SUPPORTED_TYPES(clang::Decl, clang::Stmt),
+                          std::shared_ptr<const ApiIndex>, Api) {
+  return Api->declaredIn(Finder->getASTContext());
+}
 
 /// Every dma-* check reads the API model through this one loader: the
 /// built-in model of <tpu/dma.h>, changed by the `dma.*` CheckOptions of

@@ -14,7 +14,8 @@ void SrcSemDeviceIdMismatchCheck::registerMatchers(MatchFinder *Finder) {
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
   Finder->addMatcher(
-      cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(hasAnyName(Types)))))
+      cxxConstructExpr(apiInTranslationUnit(Api),
+                       hasDeclaration(cxxConstructorDecl(ofClass(hasAnyName(Types)))))
           .bind("construct"),
       this);
   Finder->addMatcher(functionsUsingApi().bind("function"), this);

@@ -12,11 +12,12 @@ void StartPriorityCheck::registerMatchers(MatchFinder *Finder) {
   registerApiValidation(Finder);
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
-  auto StartCall = cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(hasAnyName(Types)))));
-  Finder->addMatcher(StartCall.bind("call"), this);
-  // Whether the copy is remote needs the descriptor analysis of the function.
-  Finder->addMatcher(functionDecl(isDefinition(), hasDescendant(StartCall)).bind("function"),
+  Finder->addMatcher(cxxMemberCallExpr(apiInTranslationUnit(Api),
+                                       callee(cxxMethodDecl(ofClass(hasAnyName(Types)))))
+                         .bind("call"),
                      this);
+  // Whether the copy is remote needs the descriptor analysis of the function.
+  Finder->addMatcher(functionsUsingApi().bind("function"), this);
 }
 
 std::optional<int64_t> StartPriorityCheck::priorityOf(const CXXMemberCallExpr &Call,

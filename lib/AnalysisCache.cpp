@@ -12,10 +12,18 @@ AnalysisCache &AnalysisCache::current() {
 
 void AnalysisCache::reset() {
   Results.clear();
+  UsesApi.clear();
   Reported.clear();
   InProgress.clear();
   Recursive.clear();
   Provisional.clear();
+}
+
+bool AnalysisCache::usesApi(const clang::FunctionDecl &FD, const ApiIndex &Api) {
+  auto [It, Inserted] = UsesApi.try_emplace(&FD, false);
+  if (Inserted)
+    It->second = Api.usedBy(FD);
+  return It->second;
 }
 
 const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,

@@ -1,6 +1,9 @@
 //===- ApiModel.cpp - Which declarations are the DMA API ------------------===//
 #include "dmalint/ApiModel.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLExtras.h"
 #include <cctype>
 
@@ -73,6 +76,60 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
     std::string Q = stripGlobal(Name).str();
     DescriptorTypesByName[lastComponent(Q)].push_back(Q);
   }
+}
+
+bool ApiIndex::declaredIn(const ASTContext &Ctx) const {
+  for (const auto &Entry : DescriptorTypesByName)
+    if (Ctx.Idents.find(Entry.getKey()) != Ctx.Idents.end())
+      return true;
+  return false;
+}
+
+namespace {
+
+/// Stops at the first use of the API in a function.
+class ApiUseFinder : public RecursiveASTVisitor<ApiUseFinder> {
+public:
+  explicit ApiUseFinder(const ApiIndex &Api) : Api(Api) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    return !(Found = Method && Api.isDescriptorRecord(Method->getParent()));
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isa<CXXMemberCallExpr>(Call))
+      return true;
+    ApiRole Role = Api.roleOf(Call->getDirectCallee());
+    return !(Found = Role != ApiRole::None && Role != ApiRole::DeviceQuery);
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    return !(Found = Api.isDescriptorType(Construct->getType()));
+  }
+  /// std::vector<AsyncCopyDescriptor> and friends, filled with emplace_back.
+  bool VisitVarDecl(VarDecl *Var) {
+    const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+        Var->getType().getNonReferenceType()->getAsCXXRecordDecl());
+    if (!Spec || Spec->getTemplateArgs().size() == 0)
+      return true;
+    const TemplateArgument &First = Spec->getTemplateArgs()[0];
+    return !(Found = First.getKind() == TemplateArgument::Type &&
+                     Api.isDescriptorType(First.getAsType()));
+  }
+
+  bool Found = false;
+
+private:
+  const ApiIndex &Api;
+};
+
+} // namespace
+
+bool ApiIndex::usedBy(const FunctionDecl &FD) const {
+  ApiUseFinder Finder(*this);
+  Finder.TraverseDecl(const_cast<FunctionDecl *>(&FD));
+  return Finder.Found;
 }
 
 bool ApiIndex::isNamed(const NamedDecl *D, llvm::StringRef Qualified) const {

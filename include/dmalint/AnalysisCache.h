@@ -9,6 +9,7 @@
 #define DMALINT_ANALYSISCACHE_H
 
 #include "dmalint/DescriptorAnalysis.h"
+#include "llvm/ADT/DenseMap.h"
 #include <map>
 #include <set>
 #include <vector>
@@ -29,6 +30,8 @@ public:
   const FunctionAnalysis &analysis(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                                    const ApiIndex &Api, const AnalysisLimits &Limits);
 
+  /// ApiIndex::usedBy, computed once per function however many checks ask.
+  bool usesApi(const clang::FunctionDecl &FD, const ApiIndex &Api);
   /// True the first time \p Check reports at \p Loc: a function template's
   /// instantiations, and a lambda analysed both inline and on its own, report
   /// each spelling once.
@@ -57,6 +60,7 @@ private:
     return {FD, Limits.MaxBlockVisits, Limits.UseSummaries};
   }
   std::map<Key, FunctionAnalysis> Results;
+  llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
   std::set<std::pair<std::string, unsigned>> Reported;
 };
 

@@ -11,6 +11,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Type.h"
+#include "clang/AST/ASTContext.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <map>
@@ -91,6 +92,16 @@ public:
   explicit ApiIndex(ApiModel Model);
 
   const ApiModel &model() const { return Model; }
+
+  /// False when the translation unit of \p Ctx has never seen the name of a
+  /// descriptor type: then no code in it can use the API, and the checks
+  /// stop before looking at a single function (a lookup in the identifier
+  /// table: cheap enough to ask per node).
+  bool declaredIn(const clang::ASTContext &Ctx) const;
+  /// True when \p FD (its parameters and body, lambdas included) calls a
+  /// descriptor method or an API function, builds a descriptor, or declares
+  /// a container of descriptors: the functions worth analysing.
+  bool usedBy(const clang::FunctionDecl &FD) const;
 
   /// True for a (possibly cv-qualified) descriptor class type.
   bool isDescriptorType(clang::QualType T) const;

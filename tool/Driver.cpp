@@ -3,6 +3,14 @@
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Basic/Version.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Tooling/Tooling.h"
+#include "dmalint/ApiModel.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -110,6 +118,120 @@ optionsProvider(const ClangTidyOptions &Overrides,
                                                Overrides, std::move(FS));
 }
 
+/// The API model a file's options give, or null when they have errors (then
+/// the checks report them, and nothing is skipped on the model's word).
+static std::shared_ptr<const ApiIndex> apiModelFor(ClangTidyContext &Context) {
+  std::map<std::string, std::string> Options;
+  for (const auto &Entry : Context.getOptions().CheckOptions)
+    if (Entry.getKey().starts_with(ApiOptionPrefix))
+      Options[Entry.getKey().str()] = Entry.getValue().Value;
+  ApiModel Model = ApiModel::builtin();
+  if (!applyApiOptions(Model, Options).empty())
+    return nullptr;
+  return std::make_shared<const ApiIndex>(std::move(Model));
+}
+
+/// True when \p DC, or a namespace in it, defines a descriptor type.
+static bool definesDescriptorType(const DeclContext &DC, const ApiIndex &Api) {
+  for (const Decl *D : DC.decls()) {
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(D)) {
+      if (RD->isThisDeclarationADefinition() && Api.isDescriptorRecord(RD))
+        return true;
+    } else if (const auto *Nested = dyn_cast<NamespaceDecl>(D)) {
+      if (definesDescriptorType(*Nested, Api))
+        return true;
+    } else if (const auto *Linkage = dyn_cast<LinkageSpecDecl>(D)) {
+      if (definesDescriptorType(*Linkage, Api))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// clang-tidy's AST consumer, told what the dma-* matchers can never match.
+/// Its matchers walk the whole AST, the standard library's templates and
+/// their instantiations included, and that walk costs more than all of
+/// dmalint's own work on a typical file. Here, in a translation unit that
+/// never names a descriptor type the walk is skipped; otherwise it covers
+/// the top-level declarations outside system headers (the kernels and their
+/// helpers), plus the ones that define the descriptor types, which the API
+/// model's validation reads. The clang-tidy plugin cannot do this: there the
+/// walk is shared with every other check.
+class ScopedTidyConsumer : public MultiplexConsumer {
+public:
+  ScopedTidyConsumer(std::unique_ptr<ASTConsumer> Tidy, std::shared_ptr<const ApiIndex> Api)
+      : MultiplexConsumer(single(std::move(Tidy))), Api(std::move(Api)) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (Api) {
+      if (!Api->declaredIn(Ctx))
+        return;
+      const SourceManager &SM = Ctx.getSourceManager();
+      std::vector<Decl *> Scope;
+      for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        bool System = D->getLocation().isValid() &&
+                      SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
+        const auto *DC = dyn_cast<DeclContext>(D);
+        if (!System || (DC && isa<NamespaceDecl, LinkageSpecDecl>(D) &&
+                        definesDescriptorType(*DC, *Api)))
+          Scope.push_back(D);
+      }
+      Ctx.setTraversalScope(Scope);
+    }
+    MultiplexConsumer::HandleTranslationUnit(Ctx);
+  }
+
+private:
+  static std::vector<std::unique_ptr<ASTConsumer>> single(std::unique_ptr<ASTConsumer> C) {
+    std::vector<std::unique_ptr<ASTConsumer>> Consumers;
+    Consumers.push_back(std::move(C));
+    return Consumers;
+  }
+  std::shared_ptr<const ApiIndex> Api;
+};
+
+/// What clang::tidy::runClangTidy does for one file, with the consumer above
+/// around clang-tidy's.
+class TidyActionFactory : public tooling::FrontendActionFactory {
+public:
+  TidyActionFactory(ClangTidyContext &Context,
+                    IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS)
+      : Context(Context), ConsumerFactory(Context, std::move(BaseFS)) {}
+
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<Action>(*this);
+  }
+
+  bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation, FileManager *Files,
+                     std::shared_ptr<PCHContainerOperations> PCHContainerOps,
+                     DiagnosticConsumer *DiagConsumer) override {
+    // As clang-tidy: code may test __clang_analyzer__.
+    Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    return FrontendActionFactory::runInvocation(std::move(Invocation), Files,
+                                                std::move(PCHContainerOps), DiagConsumer);
+  }
+
+private:
+  class Action : public ASTFrontendAction {
+  public:
+    explicit Action(TidyActionFactory &Factory) : Factory(Factory) {}
+    std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
+                                                   StringRef File) override {
+      // First: it sets the context's current file, whose options hold the model.
+      std::unique_ptr<ASTConsumer> Tidy =
+          Factory.ConsumerFactory.createASTConsumer(Compiler, File);
+      return std::make_unique<ScopedTidyConsumer>(std::move(Tidy),
+                                                  apiModelFor(Factory.Context));
+    }
+
+  private:
+    TidyActionFactory &Factory;
+  };
+
+  ClangTidyContext &Context;
+  ClangTidyASTConsumerFactory ConsumerFactory;
+};
+
 /// One translation unit, with its own context and file system so that runs
 /// can share nothing: ClangTool changes the working directory per compile
 /// command, and a physical file system of its own keeps that to this run.
@@ -121,7 +243,42 @@ static std::vector<ClangTidyError> runOne(const tooling::CompilationDatabase &Co
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS(
       new llvm::vfs::OverlayFileSystem(FS));
   ClangTidyContext Context(optionsProvider(Overrides, FS));
-  return runClangTidy(Context, Compilations, {File}, BaseFS, /*ApplyAnyFix=*/false);
+  tooling::ClangTool Tool(Compilations, {File}, std::make_shared<PCHContainerOperations>(),
+                          BaseFS);
+  // The ExtraArgs and ExtraArgsBefore of .clang-tidy, as clang-tidy adds them.
+  Tool.appendArgumentsAdjuster([&Context](const tooling::CommandLineArguments &Args,
+                                          StringRef Filename) {
+    ClangTidyOptions Options = Context.getOptionsForFile(Filename);
+    tooling::CommandLineArguments Adjusted = Args;
+    if (Options.ExtraArgsBefore) {
+      auto At = Adjusted.begin();
+      if (At != Adjusted.end() && !StringRef(*At).starts_with("-"))
+        ++At; // After the compiler's name.
+      Adjusted.insert(At, Options.ExtraArgsBefore->begin(), Options.ExtraArgsBefore->end());
+    }
+    if (Options.ExtraArgs)
+      Adjusted.insert(Adjusted.end(), Options.ExtraArgs->begin(), Options.ExtraArgs->end());
+    return Adjusted;
+  });
+  Tool.appendArgumentsAdjuster(tooling::getStripPluginsAdjuster());
+
+  ClangTidyDiagnosticConsumer DiagConsumer(Context, /*ExternalDiagEngine=*/nullptr,
+                                           /*RemoveIncompatibleErrors=*/true,
+                                           /*GetFixesFromNotes=*/false);
+  auto DiagOpts = std::make_unique<DiagnosticOptions>();
+#if CLANG_VERSION_MAJOR >= 22
+  DiagnosticsEngine Engine(new DiagnosticIDs(), *DiagOpts, &DiagConsumer,
+                           /*ShouldOwnClient=*/false);
+  Context.setDiagnosticsEngine(std::move(DiagOpts), &Engine);
+#else
+  DiagnosticsEngine Engine(new DiagnosticIDs(), DiagOpts.release(), &DiagConsumer,
+                           /*ShouldOwnClient=*/false);
+  Context.setDiagnosticsEngine(&Engine);
+#endif
+  Tool.setDiagnosticConsumer(&DiagConsumer);
+  TidyActionFactory Factory(Context, BaseFS);
+  Tool.run(&Factory);
+  return DiagConsumer.take();
 }
 
 static bool sameFinding(const ClangTidyError &A, const ClangTidyError &B) {

@@ -40,13 +40,29 @@ ResolvedLocation SourceCache::resolve(const std::string &Path, unsigned Offset) 
   return L;
 }
 
+std::string normalisedPath(llvm::StringRef Path) {
+  llvm::SmallString<256> Absolute(Path);
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::SmallString<256> Lexical(Absolute);
+  llvm::sys::path::remove_dots(Lexical, /*remove_dot_dot=*/true);
+  bool HasDotDot = llvm::is_contained(
+      llvm::make_range(llvm::sys::path::begin(Absolute), llvm::sys::path::end(Absolute)), "..");
+  if (HasDotDot && llvm::sys::fs::exists(Absolute)) {
+    bool Same = false;
+    if (llvm::sys::fs::equivalent(Absolute, Lexical, Same) || !Same) {
+      llvm::SmallString<256> Real;
+      if (!llvm::sys::fs::real_path(Absolute, Real))
+        return std::string(Real);
+    }
+  }
+  return std::string(Lexical);
+}
+
 std::string absolutePath(llvm::StringRef FilePath,
                          const std::string &BuildDirectory) {
-  llvm::SmallString<256> Path(FilePath);
-  if (!Path.empty() && !llvm::sys::path::is_absolute(Path) && !BuildDirectory.empty())
-    Path = (llvm::Twine(BuildDirectory) + "/" + FilePath).str();
-  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-  return std::string(Path);
+  if (!FilePath.empty() && !llvm::sys::path::is_absolute(FilePath) && !BuildDirectory.empty())
+    return normalisedPath((llvm::Twine(BuildDirectory) + "/" + FilePath).str());
+  return normalisedPath(FilePath);
 }
 
 bool isCompilerError(const ClangTidyError &Error) {

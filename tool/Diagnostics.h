@@ -39,6 +39,12 @@ private:
   std::map<std::string, File> Files;
 };
 
+/// \p Path made absolute (against the working directory) with `.` and `..`
+/// removed. A `..` is removed by name only when that names the same file:
+/// after a symbolic link (Debian's /lib -> usr/lib, which GCC's include
+/// paths go through) the link is resolved instead.
+std::string normalisedPath(llvm::StringRef Path);
+
 /// The absolute, normalised path of a file named in a diagnostic (relative
 /// names are relative to the translation unit's build directory).
 std::string absolutePath(llvm::StringRef FilePath, const std::string &BuildDirectory);

@@ -1,5 +1,6 @@
 //===- Driver.cpp - Compile commands in, clang-tidy findings out ----------===//
 #include "Driver.h"
+#include "Diagnostics.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Basic/Version.h"
@@ -47,13 +48,6 @@ static tooling::ArgumentsAdjuster driverAdjuster() {
   };
 }
 
-static std::string absoluteDirectory(llvm::StringRef Directory) {
-  llvm::SmallString<256> Path(Directory);
-  llvm::sys::fs::make_absolute(Path);
-  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-  return std::string(Path);
-}
-
 llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Source,
                                                     const std::vector<std::string> &Files) {
   LoadedCompilations Loaded;
@@ -72,7 +66,7 @@ llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Sou
     if (!Base)
       return inputError("cannot load a compilation database from '" + Source.BuildPath +
                         "': " + Error);
-    Loaded.Directory = absoluteDirectory(Source.BuildPath);
+    Loaded.Directory = normalisedPath(Source.BuildPath);
     // Headers and new files get the command of the closest file in the
     // database, as in clang-tidy.
     Base = tooling::inferMissingCompileCommands(std::move(Base));
@@ -85,7 +79,7 @@ llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Sou
     for (llvm::StringRef Dir = llvm::sys::path::parent_path(Files.front()); !Dir.empty();
          Dir = llvm::sys::path::parent_path(Dir)) {
       if ((Base = tooling::CompilationDatabase::loadFromDirectory(Dir, Error))) {
-        Loaded.Directory = absoluteDirectory(Dir);
+        Loaded.Directory = normalisedPath(Dir);
         break;
       }
     }

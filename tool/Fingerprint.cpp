@@ -1,5 +1,6 @@
 //===- Fingerprint.cpp - Identities of findings that survive edits --------===//
 #include "Fingerprint.h"
+#include "Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,9 +13,7 @@ using namespace clang::tidy;
 namespace dmalint::tool {
 
 SourceRoot::SourceRoot(llvm::StringRef Dir) {
-  llvm::SmallString<256> Path(Dir);
-  llvm::sys::fs::make_absolute(Path);
-  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  std::string Path = normalisedPath(Dir);
   while (Path.size() > 1 && llvm::sys::path::is_separator(Path.back()))
     Path.pop_back();
   Directory = std::string(Path);

@@ -28,13 +28,6 @@ llvm::StringMap<tooling::Replacements> *chosenFix(tooling::Diagnostic &Diagnosti
       chosenFix(static_cast<const tooling::Diagnostic &>(Diagnostic)));
 }
 
-static std::string normalisedAbsolute(llvm::StringRef Path) {
-  llvm::SmallString<256> Abs(Path);
-  llvm::sys::fs::make_absolute(Abs);
-  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-  return std::string(Abs);
-}
-
 bool insideTree(llvm::StringRef Path, llvm::StringRef Tree) {
   if (Tree.empty())
     return false;
@@ -47,9 +40,9 @@ bool insideTree(llvm::StringRef Path, llvm::StringRef Tree) {
 
 std::string editableTree(llvm::StringRef DatabaseDirectory,
                          llvm::ArrayRef<std::string> SourceFiles) {
-  std::string Tree = normalisedAbsolute(DatabaseDirectory);
+  std::string Tree = normalisedPath(DatabaseDirectory);
   for (const std::string &File : SourceFiles) {
-    std::string Path = normalisedAbsolute(File);
+    std::string Path = normalisedPath(File);
     while (!insideTree(Path, Tree)) {
       llvm::StringRef Parent = llvm::sys::path::parent_path(Tree);
       if (Parent.empty() || Parent == Tree)
@@ -71,7 +64,7 @@ FixPlan planFixes(llvm::ArrayRef<ClangTidyError> Errors, llvm::StringRef Editabl
     // Never a file outside the project (a system or vendored header).
     bool Outside = false;
     for (const auto &FileAndReplacements : *Fix) {
-      std::string Path = normalisedAbsolute(
+      std::string Path = normalisedPath(
           absolutePath(FileAndReplacements.getKey(), E.BuildDirectory));
       if (!insideTree(Path, EditableTree)) {
         Plan.OutsideTree.insert(Path);

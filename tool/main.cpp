@@ -199,10 +199,7 @@ int main(int argc, const char **argv) {
 
   std::vector<std::string> Inputs;
   for (const std::string &File : Files) {
-    SmallString<256> Abs(File);
-    sys::fs::make_absolute(Abs);
-    sys::path::remove_dots(Abs, true);
-    Inputs.push_back(std::string(Abs));
+    Inputs.push_back(normalisedPath(File));
   }
 
   if (DumpConfig) {

@@ -7,8 +7,11 @@ plugin inside clang-tidy reports the same errors without crashing.
 Env (set by CTest): DMALINT, CLANG_TIDY, PLUGIN, DMALINT_INCLUDE.
 """
 import glob
+import json
 import os
+import re
 import subprocess
+import tempfile
 import unittest
 
 DMALINT = os.environ.get("DMALINT")
@@ -47,6 +50,33 @@ class BrokenInput(unittest.TestCase):
                 self.assertIn("error:", r.stdout)
                 self.assertNotIn("Stack dump", r.stderr)
                 self.assertNotIn("[dma-", r.stdout)
+
+
+@unittest.skipUnless(DMALINT, "tool paths not set")
+class ErrorLocations(unittest.TestCase):
+    def test_error_in_a_library_header_names_a_real_file_and_line(self):
+        # With a bare compiler name in the database ("clang++", as meson and
+        # Bear write it) the driver reaches libstdc++ through
+        # /lib/gcc/.../../../../include/c++; on Debian /lib is a symbolic link,
+        # and removing the `..` by name once gave /include/c++/...:0:0.
+        with tempfile.TemporaryDirectory() as tmp:
+            source = os.path.join(tmp, "repro.cc")
+            with open(source, "w") as f:
+                f.write("#include <memory>\nstruct Incomplete;\n"
+                        "struct Holder { std::unique_ptr<Incomplete> p; ~Holder() {} };\n")
+            with open(os.path.join(tmp, "compile_commands.json"), "w") as f:
+                json.dump([{"directory": tmp, "file": source,
+                            "arguments": ["clang++", "-std=c++17", "-c", source]}], f)
+            r = subprocess.run([DMALINT, "-p", tmp], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            errors = [re.match(r"(.*):(\d+):(\d+): error: ", line)
+                      for line in r.stdout.splitlines()]
+            errors = [m for m in errors if m]
+            self.assertTrue(errors, r.stdout)
+            for m in errors:
+                self.assertTrue(os.path.isfile(m.group(1)), m.group(0))
+                self.assertGreater(int(m.group(2)), 0, m.group(0))
 
 
 if __name__ == "__main__":

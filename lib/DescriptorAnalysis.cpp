@@ -161,6 +161,12 @@ private:
       Options.AddLifetime = false;
       Options.AddScopes = false;
       Slot = CFG::buildCFG(D, Body, &Ctx, Options);
+      // A range-for is the terminator of its loop's head: note its loop
+      // variable, which declare() binds to the range's elements.
+      if (Slot)
+        for (const CFGBlock *B : *Slot)
+          if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(B->getTerminatorStmt()))
+            RangeFors[For->getLoopVariable()] = For;
     }
     return Slot.get();
   }
@@ -1021,20 +1027,11 @@ private:
     }
   }
 
-  std::map<const VarDecl *, const CXXForRangeStmt *> RangeFors;
+  /// Loop variable -> its range-for, for every CFG built (cfgFor).
+  llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> RangeFors;
 
-  const CXXForRangeStmt *rangeForOf(const VarDecl *VD) {
-    auto It = RangeFors.find(VD);
-    if (It != RangeFors.end())
-      return It->second;
-    // Found lazily through the parent map: loop variables are rare.
-    for (const DynTypedNode &P : Ctx.getParents(*VD))
-      if (const auto *DS = P.get<DeclStmt>())
-        for (const DynTypedNode &PP : Ctx.getParents(*DS))
-          if (const auto *For = PP.get<CXXForRangeStmt>())
-            if (For->getLoopVariable() == VD)
-              return RangeFors[VD] = For;
-    return RangeFors[VD] = nullptr;
+  const CXXForRangeStmt *rangeForOf(const VarDecl *VD) const {
+    return RangeFors.lookup(VD);
   }
 
   // --------------------------------------------------------- transfer ---

@@ -49,7 +49,7 @@ void DeviceIdTypeMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   else
     Callee = cast<CXXConstructExpr>(Call)->getConstructor();
   const DeviceIdUse *Use = Api->deviceIdUseOf(Callee);
-  if (!Use || isInDependentContext(*Call, *Result.Context))
+  if (!Use)
     return;
   auto Args = callArguments(Call);
   if (Use->DeviceIdTypeParam >= Args.size() || Use->DeviceIdParam >= Args.size())
@@ -59,7 +59,9 @@ void DeviceIdTypeMismatchCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   std::optional<DeviceIdShape> Shape =
       deviceIdShape(Args[Use->DeviceIdParam], *Api, *Result.Context);
-  if (!Shape || Shape->MeshCoordinates < 2)
+  // The context last: finding it builds the parent map, which clean code
+  // never needs.
+  if (!Shape || Shape->MeshCoordinates < 2 || isInDependentContext(*Call, *Result.Context))
     return;
 
   const ApiModel &M = Api->model();

@@ -70,7 +70,7 @@ void SrcSemDeviceIdMismatchCheck::checkWritten(const CXXConstructExpr &Construct
                                                ASTContext &Ctx) {
   const CXXConstructExpr *Construct = &ConstructRef;
   const CXXConstructorDecl *Ctor = Construct->getConstructor();
-  if (!Api->isDescriptorConstructor(Ctor) || isInDependentContext(*Construct, Ctx))
+  if (!Api->isDescriptorConstructor(Ctor))
     return;
   const ApiModel &M = Api->model();
   auto Args = callArguments(Construct);
@@ -89,6 +89,10 @@ void SrcSemDeviceIdMismatchCheck::checkWritten(const CXXConstructExpr &Construct
   } else {
     return;
   }
+  // The context last: finding it builds the parent map, which clean code
+  // never needs.
+  if (isInDependentContext(*Construct, Ctx))
+    return;
   StringRef SrcName = parameterName(Ctor, M.CtorSrcSemParam, "src_sem");
   StringRef DevName = parameterName(Ctor, M.CtorDeviceIdParam, "device_id");
   StringRef SetName = SetIndex == M.CtorSrcSemParam ? SrcName : DevName;

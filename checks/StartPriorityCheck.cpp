@@ -39,10 +39,10 @@ void StartPriorityCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void StartPriorityCheck::checkConstant(const CXXMemberCallExpr &Call, ASTContext &Ctx) {
-  if (isInDependentContext(Call, Ctx))
-    return;
   std::optional<int64_t> Value = priorityOf(Call, Ctx);
-  if (!Value)
+  // The context last: finding it builds the parent map, which clean code
+  // never needs.
+  if (!Value || (*Value >= 0 && *Value <= 1) || isInDependentContext(Call, Ctx))
     return;
   const Expr *Priority = Call.getArg(Api->model().StartPriorityParam);
   if (*Value < 0)

@@ -375,20 +375,34 @@ private:
         return false;
       if (VD->getType().isConstQualified() && !VD->hasLocalStorage())
         return true;
-      if (!VD->hasLocalStorage() || VD->getType()->isReferenceType())
+      if (!VD->hasLocalStorage())
+        return false;
+      // What a reference names may be written through another name; not
+      // when the function sees it const (`const Step &last`).
+      if (VD->getType()->isReferenceType() &&
+          !VD->getType().getNonReferenceType().isConstQualified())
         return false;
       Vars.push_back(VD);
       return true;
     }
-    if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    // Through a pointer to const (`*flag`, `last->forward`): as through a
+    // const reference.
+    auto PointsToConst = [](const Expr *Pointer) {
+      QualType T = Pointer->getType();
+      return T->isPointerType() && T->getPointeeType().isConstQualified();
+    };
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() == UO_Deref)
+        return PointsToConst(UO->getSubExpr()) && collectAtomVars(UO->getSubExpr(), Vars);
       return !UO->isIncrementDecrementOp() && UO->getOpcode() != UO_AddrOf &&
-             UO->getOpcode() != UO_Deref && collectAtomVars(UO->getSubExpr(), Vars);
+             collectAtomVars(UO->getSubExpr(), Vars);
+    }
     if (const auto *BO = dyn_cast<BinaryOperator>(E))
       return !BO->isAssignmentOp() && !BO->isCommaOp() &&
              collectAtomVars(BO->getLHS(), Vars) && collectAtomVars(BO->getRHS(), Vars);
     if (const auto *ME = dyn_cast<MemberExpr>(E))
-      return !ME->isArrow() && isa<FieldDecl>(ME->getMemberDecl()) &&
-             collectAtomVars(ME->getBase(), Vars);
+      return (!ME->isArrow() || PointsToConst(ME->getBase())) &&
+             isa<FieldDecl>(ME->getMemberDecl()) && collectAtomVars(ME->getBase(), Vars);
     if (const auto *CE = dyn_cast<CallExpr>(E)) {
       if (Api.roleOf(CE->getDirectCallee()) != ApiRole::DeviceQuery)
         return false;

@@ -326,6 +326,16 @@ std::string effectiveConfiguration(const std::string &File, const ClangTidyOptio
   return configurationAsText(Effective);
 }
 
+std::optional<std::string> checkOption(const std::string &File,
+                                       const ClangTidyOptions &Overrides, StringRef Key) {
+  auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());
+  ClangTidyOptions Effective = Provider->getOptions(File);
+  auto It = Effective.CheckOptions.find(Key);
+  if (It == Effective.CheckOptions.end())
+    return std::nullopt;
+  return It->getValue().Value;
+}
+
 std::vector<std::string> enabledChecks(const std::string &File,
                                        const ClangTidyOptions &Overrides) {
   auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());

@@ -50,6 +50,13 @@ runChecks(const clang::tooling::CompilationDatabase &Compilations,
 std::string effectiveConfiguration(const std::string &File,
                                    const clang::tidy::ClangTidyOptions &Overrides);
 
+/// The value of the check option \p Key (e.g.
+/// "dma-wait-send-on-local-copy.WorkLimit") in the effective configuration of
+/// \p File, or nothing when it is not set.
+std::optional<std::string> checkOption(const std::string &File,
+                                       const clang::tidy::ClangTidyOptions &Overrides,
+                                       llvm::StringRef Key);
+
 /// The names of the checks enabled for \p File under \p Overrides.
 std::vector<std::string> enabledChecks(const std::string &File,
                                        const clang::tidy::ClangTidyOptions &Overrides);

@@ -197,7 +197,9 @@ json::Value sarifLog(llvm::ArrayRef<ClangTidyError> Errors,
       // A compiler error or a remark is about the run, not a result.
       bool IsError = isCompilerError(E);
       Compiled &= !IsError;
-      json::Object Notification{{"level", IsError ? "error" : "note"},
+      // A function skipped at the work limit: the results may miss its
+      // findings, which deserves more than a note.
+      json::Object Notification{{"level", IsError ? "error" : "warning"},
                                 {"message", message(E.Message.Message)}};
       if (Primary)
         Notification["locations"] =

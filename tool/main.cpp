@@ -66,7 +66,8 @@ cl::opt<bool> DumpConfig("dump-config",
                                   "the API model) as .clang-tidy YAML, and exit"),
                          cl::cat(Category));
 cl::opt<bool> Verbose("verbose",
-                      cl::desc("Also report functions the analysis skipped at its work limit"),
+                      cl::desc("Also print a remark for each function the analysis skipped\n"
+                               "at its work limit (otherwise only their number is printed)"),
                       cl::cat(Category));
 cl::opt<bool> ListChecks("list-checks", cl::desc("List the enabled checks and exit"),
                          cl::cat(Category));
@@ -181,10 +182,14 @@ int main(int argc, const char **argv) {
       return usageError("invalid --source-filter regular expression '" + SourceFilter +
                         "': " + RegexError);
   }
-  if (Verbose)
-    for (const char *Check : {"dma-wait-send-on-local-copy", "dma-start-priority",
-                              "dma-src-sem-device-id-mismatch", "dma-unused-descriptor"})
-      Overrides.CheckOptions[std::string(Check) + ".ReportSkippedFunctions"] = "true";
+  // Functions skipped at the work limit are always collected, never dropped
+  // in silence: printed with --verbose (or where .clang-tidy sets
+  // ReportSkippedFunctions), listed as notifications in SARIF, and otherwise
+  // counted on stderr.
+  const tidy::ClangTidyOptions UserOverrides = Overrides;
+  for (const char *Check : {"dma-wait-send-on-local-copy", "dma-start-priority",
+                            "dma-src-sem-device-id-mismatch", "dma-unused-descriptor"})
+    Overrides.CheckOptions[std::string(Check) + ".ReportSkippedFunctions"] = "true";
 
   // Read the baseline before the (long) run: a bad one is a usage error.
   std::optional<Baseline> Accepted;
@@ -311,10 +316,25 @@ int main(int argc, const char **argv) {
     ReportedFingerprints.push_back(std::move(Fingerprints[I]));
   }
 
+  unsigned Skipped = llvm::count_if(Reported, [](const tidy::ClangTidyError &E) {
+    return E.DiagLevel == tidy::ClangTidyError::Remark;
+  });
   if (Format == OutputFormat::Text) {
     bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
                                                  : sys::Process::StandardOutIsDisplayed();
-    printDiagnostics(Reported, Sources, outs(), Colored);
+    std::vector<tidy::ClangTidyError> Printed;
+    for (const tidy::ClangTidyError &E : Reported) {
+      if (E.DiagLevel == tidy::ClangTidyError::Remark && !Verbose) {
+        std::optional<std::string> Asked =
+            checkOption(absolutePath(E.Message.FilePath, E.BuildDirectory), UserOverrides,
+                        E.DiagnosticName + ".ReportSkippedFunctions");
+        if (!Asked || !(StringRef(*Asked).equals_insensitive("true") || *Asked == "1"))
+          continue;
+        --Skipped; // Printed, so not counted again below.
+      }
+      Printed.push_back(E);
+    }
+    printDiagnostics(Printed, Sources, outs(), Colored);
     outs().flush();
   } else if (CompilerErrors) {
     // Stdout holds only the log; why the run failed still reads as text.
@@ -404,6 +424,10 @@ int main(int argc, const char **argv) {
              "compile command) and run again\n";
     return ExitError;
   }
+  if (!Quiet && Skipped && !Verbose)
+    errs() << "dmalint: " << Skipped << " function" << plural(Skipped)
+           << " not analysed: over the analysis work limit (WorkLimit); --verbose lists "
+           << (Skipped == 1 ? "it" : "them") << "\n";
   if (!Quiet && (Findings || InBaseline)) {
     errs() << "dmalint: " << Findings << (Accepted ? " new" : "") << " finding"
            << plural(Findings);

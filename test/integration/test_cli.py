@@ -154,6 +154,21 @@ class Cli(unittest.TestCase):
         self.write(".clang-tidy", "CheckOptions:\n  dma-wait-send-on-local-copy.WorkLimit: 3\n")
         quiet = self.dmalint("--checks=-*,dma-wait-send-on-local-copy", path, *self.flags())
         self.assertNotIn("remark:", quiet.stdout)
+        # ... but never dropped in silence: counted on stderr, and a
+        # notification of the SARIF log.
+        self.assertIn("dmalint: 1 function not analysed: over the analysis work limit "
+                      "(WorkLimit); --verbose lists it", quiet.stderr)
+        sarif = self.dmalint("--format=sarif", "--checks=-*,dma-wait-send-on-local-copy", path,
+                             *self.flags())
+        self.assertEqual(sarif.returncode, 0, sarif.stderr)
+        run = json.loads(sarif.stdout)["runs"][0]
+        self.assertEqual(run["results"], [])
+        notes = run["invocations"][0]["toolExecutionNotifications"]
+        self.assertEqual(len(notes), 1, notes)
+        self.assertEqual(notes[0]["level"], "warning")
+        self.assertIn("'big' was not analysed", notes[0]["message"]["text"])
+        self.assertEqual(notes[0]["associatedRule"]["id"], "dma-wait-send-on-local-copy")
+        self.assertTrue(run["invocations"][0]["executionSuccessful"])
         loud = self.dmalint("--verbose", "--checks=-*,dma-wait-send-on-local-copy", path,
                             *self.flags())
         self.assertIn("remark: 'big' was not analysed", loud.stdout)

@@ -545,7 +545,8 @@ def render(results):
     meta = results.get("meta", {})
     if meta:
         m = meta["machine"]
-        out.append(f"Run {meta['date']} (git {m['git']}), `{meta['command']}`; "
+        out.append(f"Run {meta['date']}, `{meta['command']}` (bench at git {m['git']}); "
+                   f"measured: {meta.get('binaries', m['dmalint'])}; "
                    f"{m['cores']} cores ({m['cpu']}), {m.get('memory_mb') or '?'} MB, "
                    f"load average {meta['load_start']} at the start, {meta['load_end']} at the end; "
                    f"{m['clang']}; {m['valgrind']}; dmalint sha256 {m['dmalint_sha256']}, "
@@ -881,9 +882,9 @@ def render_before_after(results, before):
                    "After changing dmalint, rerun `bench/run` and this section compares the two.\n")
         return "\n".join(out)
     bm, am = before["meta"], results["meta"]
-    out.append(f"Before: {bm['date']} (git {bm['machine']['git']}, dmalint "
-               f"{bm['machine']['dmalint_sha256']}); after: {am['date']} (git "
-               f"{am['machine']['git']}, dmalint {am['machine']['dmalint_sha256']}).\n")
+    out.append(f"Before: {bm['date']}, {bm.get('binaries', '?')} (dmalint sha256 "
+               f"{bm['machine']['dmalint_sha256']}); after: {am['date']}, "
+               f"{am.get('binaries', '?')} (dmalint sha256 {am['machine']['dmalint_sha256']}).\n")
     rows = []
     if before.get("overhead") and results.get("overhead"):
         bins = {r["input"]: r for r in before["overhead"]["inputs"]}
@@ -969,7 +970,7 @@ def plot(results, directory, scratch):
 set terminal pngcairo size 1400,560 font ',10'
 set output '{png}'
 set datafile missing '?'
-set multiplot layout 1,2 title 'dmalint scaling ({meta.get('date', '')}, git {meta.get('machine', {}).get('git', '')}): medians of {meta.get('repeat', '?')} runs; missing points timed out'
+set multiplot layout 1,2 title 'dmalint scaling ({meta.get('date', '')}, dmalint sha256 {meta.get('machine', {}).get('dmalint_sha256', '')}): medians of {meta.get('repeat', '?')} runs; missing points timed out'
 set logscale xy
 set grid
 set key left top font ',8'
@@ -1028,6 +1029,8 @@ def main():
     parser.add_argument("--report-only", action="store_true",
                         help="measure nothing: re-render the plot and docs/performance.md")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument("--label", help="what the measured binaries are, for the report "
+                        "(default: build-bench/ at the current commit, or the given paths)")
     args = parser.parse_args()
     args.repeat = args.repeat or (2 if args.quick else 5)
     args.results = os.path.abspath(args.results or (os.path.join(RESULTS, "quick") if args.quick
@@ -1038,7 +1041,13 @@ def main():
     if not args.report_only:
         if bool(args.dmalint) != bool(args.plugin):
             sys.exit("bench: give both --dmalint and --plugin, or neither (then build-bench/ is built)")
-        dmalint, plugin = (args.dmalint, args.plugin) if args.dmalint else build()
+        if args.dmalint:
+            dmalint, plugin = args.dmalint, args.plugin
+        else:
+            dmalint, plugin = build()
+            args.label = args.label or "build-bench/ (Release) at git " + subprocess.run(
+                ["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                capture_output=True, text=True).stdout.strip()
         dmalint, plugin = os.path.abspath(dmalint), os.path.abspath(plugin)
         for path in (dmalint, plugin):
             if not os.path.exists(path):
@@ -1055,6 +1064,7 @@ def main():
                 "date": started.strftime("%Y-%m-%d %H:%M"),
                 "command": "bench/run " + " ".join(sys.argv[1:]),
                 "repeat": args.repeat, "quick": args.quick, "callgrind": not args.no_callgrind,
+                "binaries": args.label or f"{dmalint} and {plugin}",
                 "load_start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
                 "machine": machine(tools)}
         for section in (args.only or SECTIONS):

@@ -686,7 +686,7 @@ def render(results):
                    f"(default WorkLimit {DEFAULT_WORK_LIMIT:,}). Timeout {sc['timeout']:.0f} s; "
                    "after a timeout the larger sizes are not run. Callgrind runs only where "
                    f"the fastest run took at most {sc.get('callgrind_max', 4):g} s.\n")
-        all_growth = []
+        all_growth, ir_growth = [], []
         slowest = (0, None)
         memory_worst = (0, None)
         for family, fam in sc["families"].items():
@@ -730,11 +730,19 @@ def render(results):
             for i, g in enumerate(gt):
                 if g is not None:
                     all_growth.append((g, f"{family} {fam['rows'][i + 1]['n']:,}"))
+            for i, g in enumerate(gi):
+                if g is not None:
+                    ir_growth.append((g, f"{family} {fam['rows'][i + 1]['n']:,}"))
         if all_growth:
             g, where = max(all_growth)
             targets.append(["growth per 10x (wall time)", f"<= {TARGET_GROWTH:.0f}x at every step",
                             f"worst {'timeout' if g == float('inf') else fmt_ratio(g, 1)} ({where})",
                             verdict(g <= TARGET_GROWTH)])
+        if ir_growth:
+            g, where = max(ir_growth)
+            targets.append(["growth per 10x (instructions, where counted)",
+                            f"<= {TARGET_GROWTH:.0f}x at every step",
+                            f"worst {fmt_ratio(g, 1)} ({where})", verdict(g <= TARGET_GROWTH)])
         if slowest[1]:
             targets.append(["no input longer than 10 s", f"<= {TARGET_SECONDS:.0f} s",
                             f"slowest: {'timeout' if slowest[0] == float('inf') else f'{slowest[0]:.2f} s'} "
@@ -947,9 +955,11 @@ def plot(results, directory, scratch):
         with open(path, "w") as f:
             for r in fam["rows"]:
                 c, d = r["commands"]["clang"], r["commands"].get("dmalint")
+                ci, di = c.get("instructions"), (d or {}).get("instructions")
                 vals = [r["n"], med(c), med(d),
                         c["rss"]["median"] / 1024 if c.get("rss") else None,
-                        d["rss"]["median"] / 1024 if d and d.get("rss") else None]
+                        d["rss"]["median"] / 1024 if d and d.get("rss") else None,
+                        (di - ci) / 1e9 if ci is not None and di is not None and di > ci else None]
                 f.write(" ".join("?" if v is None else str(v) for v in vals) + "\n")
         series.append((family, path))
     png = os.path.join(directory, "scaling.png")
@@ -965,12 +975,21 @@ def plot(results, directory, scratch):
                          f"title '{family}: -fsyntax-only'")
         return ", ".join(parts)
 
+    def added():
+        parts = [f"'{path}' using 1:6 with linespoints lw 2 pt 7 lc rgb '{colours[i % len(colours)]}' "
+                 f"title '{family}'" for i, (family, path) in enumerate(series)]
+        return ", ".join(parts)
+
+    has_added = any(r["commands"].get("dmalint", {}).get("instructions") is not None
+                    for fam in sc["families"].values() for r in fam["rows"])
+    third = ("set logscale y 10\nset ylabel 'instructions dmalint adds to -fsyntax-only, "
+             f"10^9 (callgrind)'\nplot {added()}") if has_added else ""
     meta = results.get("meta", {})
     script = f"""
-set terminal pngcairo size 1400,560 font ',10'
+set terminal pngcairo size {1800 if has_added else 1300},560 font ',10'
 set output '{png}'
 set datafile missing '?'
-set multiplot layout 1,2 title 'dmalint scaling ({meta.get('date', '')}, dmalint sha256 {meta.get('machine', {}).get('dmalint_sha256', '')}): medians of {meta.get('repeat', '?')} runs; missing points timed out'
+set multiplot layout 1,{3 if has_added else 2} title 'dmalint scaling ({meta.get('date', '')}, dmalint sha256 {meta.get('machine', {}).get('dmalint_sha256', '')}): medians of {meta.get('repeat', '?')} runs; missing points timed out'
 set logscale xy
 set grid
 set key left top font ',8'
@@ -981,6 +1000,7 @@ set ylabel 'peak memory, MB'
 unset logscale y
 set logscale y 2
 plot {plots(4, 5)}
+{third}
 unset multiplot
 """
     r = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)

@@ -3,6 +3,7 @@
 #include "Diagnostics.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
 #include "clang/Basic/Version.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -108,8 +109,14 @@ ClangTidyOptions defaultOptions() {
 static std::unique_ptr<ClangTidyOptionsProvider>
 optionsProvider(const ClangTidyOptions &Overrides,
                 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS) {
+  // clang-tidy's library brings the static analyzer's checks along; a
+  // project's .clang-tidy often enables them for clang-tidy, but dmalint runs
+  // only the dma-* checks, so they are disabled after everything else.
+  ClangTidyOptions Forced = Overrides;
+  Forced.Checks = Overrides.Checks ? *Overrides.Checks + ",-clang-analyzer-*"
+                                   : std::string("-clang-analyzer-*");
   return std::make_unique<FileOptionsProvider>(ClangTidyGlobalOptions(), defaultOptions(),
-                                               Overrides, std::move(FS));
+                                               Forced, std::move(FS));
 }
 
 /// The API model a file's options give, or null when they have errors (then
@@ -338,14 +345,19 @@ std::optional<std::string> checkOption(const std::string &File,
 
 std::vector<std::string> enabledChecks(const std::string &File,
                                        const ClangTidyOptions &Overrides) {
-  auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());
-  ClangTidyOptions Effective = Provider->getOptions(File);
-#if CLANG_VERSION_MAJOR >= 22
-  return getCheckNames(Effective, /*AllowEnablingAnalyzerAlphaCheckers=*/false,
-                       /*ExperimentalCustomChecks=*/false);
-#else
-  return getCheckNames(Effective, /*AllowEnablingAnalyzerAlphaCheckers=*/false);
-#endif
+  // The registered modules' checks (clang-tidy's getCheckNames would also
+  // match the static analyzer's few hundred names against the globs).
+  ClangTidyContext Context(optionsProvider(Overrides, llvm::vfs::getRealFileSystem()));
+  Context.setCurrentFile(File);
+  ClangTidyCheckFactories Factories;
+  for (const ClangTidyModuleRegistry::entry &Module : ClangTidyModuleRegistry::entries())
+    Module.instantiate()->addCheckFactories(Factories);
+  std::vector<std::string> Names;
+  for (const auto &Factory : Factories)
+    if (Context.isCheckEnabled(Factory.getKey()))
+      Names.push_back(Factory.getKey().str());
+  llvm::sort(Names);
+  return Names;
 }
 
 } // namespace dmalint::tool

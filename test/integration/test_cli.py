@@ -133,6 +133,18 @@ class Cli(unittest.TestCase):
         self.assertEqual(len(tidy_warnings), 1, t.stdout)
         self.assertIn("got -4", tidy_warnings[0])
 
+    def test_a_projects_clang_analyzer_checks_are_not_run(self):
+        # A .clang-tidy shared with clang-tidy enables the static analyzer;
+        # dmalint runs only the dma-* checks (and does not pay for the analyzer).
+        self.write(".clang-tidy", "Checks: 'clang-analyzer-*,dma-*'\n")
+        path = self.write("null.cc", CLEAN + "int deref() { int *p = nullptr; return *p; }\n")
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("clang-analyzer", r.stdout)
+        listed = self.dmalint("--list-checks", "--checks=clang-analyzer-*", path)
+        self.assertNotIn("clang-analyzer", listed.stdout)
+        self.assertIn("dma-wait-send-on-local-copy", listed.stdout)
+
     def test_work_limit_skips_a_function_visibly(self):
         self.write(".clang-tidy", textwrap.dedent("""\
             CheckOptions:

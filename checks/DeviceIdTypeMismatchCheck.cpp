@@ -11,16 +11,10 @@ namespace dmalint::checks {
 
 void DeviceIdTypeMismatchCheck::registerMatchers(MatchFinder *Finder) {
   registerApiValidation(Finder);
-  std::vector<StringRef> Users;
-  for (const DeviceIdUse &Use : Api->model().DeviceIdUses)
-    Users.push_back(Use.Function);
+  Finder->addMatcher(callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api)).bind("call"),
+                     this);
   Finder->addMatcher(
-      callExpr(apiInTranslationUnit(Api), callee(functionDecl(hasAnyName(Users)))).bind("call"),
-      this);
-  Finder->addMatcher(
-      cxxConstructExpr(apiInTranslationUnit(Api),
-                       hasDeclaration(cxxConstructorDecl(ofClass(hasAnyName(Users)))))
-          .bind("call"),
+      cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api)).bind("call"),
       this);
 }
 

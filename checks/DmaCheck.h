@@ -21,6 +21,32 @@ AST_POLYMORPHIC_MATCHER_P(apiInTranslationUnit,
   return Api->declaredIn(Finder->getASTContext());
 }
 
+// The API's calls and constructions, recognised through the ApiIndex (a
+// hash lookup of the unqualified name first) rather than hasAnyName, which
+// would spell out the qualified name of every call it is asked about.
+
+/// d.method(...) for any method of a descriptor type.
+AST_MATCHER_P(clang::CXXMemberCallExpr, callsDescriptorMethod, std::shared_ptr<const ApiIndex>,
+              Api) {
+  const clang::CXXMethodDecl *Method = Node.getMethodDecl();
+  return Method && Api->isDescriptorRecord(Method->getParent());
+}
+
+/// Any construction (copies included) of a descriptor type.
+AST_MATCHER_P(clang::CXXConstructExpr, constructsDescriptor, std::shared_ptr<const ApiIndex>,
+              Api) {
+  return Api->isDescriptorRecord(Node.getConstructor()->getParent());
+}
+
+/// A call or construction that takes a device id and its kind.
+AST_MATCHER_P(clang::CallExpr, callsDeviceIdUser, std::shared_ptr<const ApiIndex>, Api) {
+  return Api->deviceIdUseOf(Node.getDirectCallee()) != nullptr;
+}
+AST_MATCHER_P(clang::CXXConstructExpr, constructsDeviceIdUser, std::shared_ptr<const ApiIndex>,
+              Api) {
+  return Api->deviceIdUseOf(Node.getConstructor()) != nullptr;
+}
+
 /// Every dma-* check reads the API model through this one loader: the
 /// built-in model of <tpu/dma.h>, changed by the `dma.*` CheckOptions of
 /// .clang-tidy (the same file for stock clang-tidy and for dmalint). A bad

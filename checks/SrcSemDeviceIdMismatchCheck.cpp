@@ -11,11 +11,8 @@ namespace dmalint::checks {
 
 void SrcSemDeviceIdMismatchCheck::registerMatchers(MatchFinder *Finder) {
   registerApiValidation(Finder);
-  std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
-                               Api->model().DescriptorTypes.end());
   Finder->addMatcher(
-      cxxConstructExpr(apiInTranslationUnit(Api),
-                       hasDeclaration(cxxConstructorDecl(ofClass(hasAnyName(Types)))))
+      cxxConstructExpr(apiInTranslationUnit(Api), constructsDescriptor(Api))
           .bind("construct"),
       this);
   Finder->addMatcher(functionsUsingApi().bind("function"), this);

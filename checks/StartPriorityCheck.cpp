@@ -10,12 +10,9 @@ namespace dmalint::checks {
 
 void StartPriorityCheck::registerMatchers(MatchFinder *Finder) {
   registerApiValidation(Finder);
-  std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
-                               Api->model().DescriptorTypes.end());
-  Finder->addMatcher(cxxMemberCallExpr(apiInTranslationUnit(Api),
-                                       callee(cxxMethodDecl(ofClass(hasAnyName(Types)))))
-                         .bind("call"),
-                     this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(apiInTranslationUnit(Api), callsDescriptorMethod(Api)).bind("call"),
+      this);
   // Whether the copy is remote needs the descriptor analysis of the function.
   Finder->addMatcher(functionsUsingApi().bind("function"), this);
 }

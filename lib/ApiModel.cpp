@@ -76,6 +76,9 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
     std::string Q = stripGlobal(Name).str();
     DescriptorTypesByName[lastComponent(Q)].push_back(Q);
   }
+  for (unsigned I = 0; I < Model.DeviceIdUses.size(); ++I)
+    DeviceIdUsesByName[lastComponent(stripGlobal(Model.DeviceIdUses[I].Function).str())]
+        .push_back(I);
 }
 
 bool ApiIndex::declaredIn(const ASTContext &Ctx) const {
@@ -199,10 +202,14 @@ const DeviceIdUse *ApiIndex::deviceIdUseOf(const FunctionDecl *FD) const {
     Named = Ctor->getParent();
   if (!Named->getIdentifier())
     return nullptr;
+  // Most calls are not the API: one hash lookup, no string building.
+  auto It = DeviceIdUsesByName.find(Named->getName());
+  if (It == DeviceIdUsesByName.end())
+    return nullptr;
   std::string Q = qualifiedName(Named);
-  for (const DeviceIdUse &Use : Model.DeviceIdUses)
-    if (Q == stripGlobal(Use.Function))
-      return &Use;
+  for (unsigned I : It->second)
+    if (Q == stripGlobal(Model.DeviceIdUses[I].Function))
+      return &Model.DeviceIdUses[I];
   return nullptr;
 }
 

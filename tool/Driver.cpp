@@ -2,6 +2,7 @@
 #include "Driver.h"
 #include "Diagnostics.h"
 #include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #include "clang/Basic/Version.h"
@@ -9,7 +10,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
-#include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/Tooling.h"
 #include "dmalint/ApiModel.h"
@@ -149,19 +150,23 @@ static bool definesDescriptorType(const DeclContext &DC, const ApiIndex &Api) {
   return false;
 }
 
-/// clang-tidy's AST consumer, told what the dma-* matchers can never match.
-/// Its matchers walk the whole AST, the standard library's templates and
-/// their instantiations included, and that walk costs more than all of
-/// dmalint's own work on a typical file. Here, in a translation unit that
-/// never names a descriptor type the walk is skipped; otherwise it covers
-/// the top-level declarations outside system headers (the kernels and their
-/// helpers), plus the ones that define the descriptor types, which the API
-/// model's validation reads. The clang-tidy plugin cannot do this: there the
-/// walk is shared with every other check.
-class ScopedTidyConsumer : public MultiplexConsumer {
+/// The checks of one translation unit and the matchers they registered, as
+/// clang-tidy's own consumer holds them, and told what the dma-* matchers can
+/// never match. The matchers walk the whole AST, the standard library's
+/// templates and their instantiations included, and that walk costs more
+/// than all of dmalint's own work on a typical file. Here, in a translation
+/// unit that never names a descriptor type, the walk is skipped; otherwise it
+/// covers the top-level declarations outside system headers (the kernels and
+/// their helpers), plus the ones that define the descriptor types, which the
+/// API model's validation reads. The clang-tidy plugin cannot do this: there
+/// the walk is shared with every other check.
+class DmaChecksConsumer : public ASTConsumer {
 public:
-  ScopedTidyConsumer(std::unique_ptr<ASTConsumer> Tidy, std::shared_ptr<const ApiIndex> Api)
-      : MultiplexConsumer(single(std::move(Tidy))), Api(std::move(Api)) {}
+  DmaChecksConsumer(std::vector<std::unique_ptr<ClangTidyCheck>> Checks,
+                    std::unique_ptr<ast_matchers::MatchFinder> Finder,
+                    std::shared_ptr<const ApiIndex> Api)
+      : Checks(std::move(Checks)), Finder(std::move(Finder)),
+        Matching(this->Finder->newASTConsumer()), Api(std::move(Api)) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Api) {
@@ -179,25 +184,29 @@ public:
       }
       Ctx.setTraversalScope(Scope);
     }
-    MultiplexConsumer::HandleTranslationUnit(Ctx);
+    Matching->HandleTranslationUnit(Ctx);
   }
 
 private:
-  static std::vector<std::unique_ptr<ASTConsumer>> single(std::unique_ptr<ASTConsumer> C) {
-    std::vector<std::unique_ptr<ASTConsumer>> Consumers;
-    Consumers.push_back(std::move(C));
-    return Consumers;
-  }
+  // Destroyed in reverse: the matching consumer, then the finder, then the
+  // checks it calls back.
+  std::vector<std::unique_ptr<ClangTidyCheck>> Checks;
+  std::unique_ptr<ast_matchers::MatchFinder> Finder;
+  std::unique_ptr<ASTConsumer> Matching;
   std::shared_ptr<const ApiIndex> Api;
 };
 
 /// What clang::tidy::runClangTidy does for one file, with the consumer above
-/// around clang-tidy's.
+/// in place of clang-tidy's. The checks are made here rather than by
+/// ClangTidyASTConsumerFactory, which also matches the name of every static
+/// analyzer checker against the Checks globs for each file (2% of a small
+/// translation unit), for checks dmalint never runs.
 class TidyActionFactory : public tooling::FrontendActionFactory {
 public:
-  TidyActionFactory(ClangTidyContext &Context,
-                    IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS)
-      : Context(Context), ConsumerFactory(Context, std::move(BaseFS)) {}
+  explicit TidyActionFactory(ClangTidyContext &Context) : Context(Context) {
+    for (const ClangTidyModuleRegistry::entry &Module : ClangTidyModuleRegistry::entries())
+      Module.instantiate()->addCheckFactories(CheckFactories);
+  }
 
   std::unique_ptr<FrontendAction> create() override {
     return std::make_unique<Action>(*this);
@@ -213,16 +222,35 @@ public:
   }
 
 private:
+  std::unique_ptr<ASTConsumer> createConsumer(CompilerInstance &Compiler, StringRef File) {
+    // As ClangTidyASTConsumerFactory::createASTConsumer: the context first
+    // (the file's options hold the checks' options and the API model).
+    Context.setSourceManager(&Compiler.getSourceManager());
+    Context.setCurrentFile(File);
+    Context.setASTContext(&Compiler.getASTContext());
+    if (auto WorkingDir = Compiler.getSourceManager()
+                              .getFileManager()
+                              .getVirtualFileSystem()
+                              .getCurrentWorkingDirectory())
+      Context.setCurrentBuildDirectory(*WorkingDir);
+    std::vector<std::unique_ptr<ClangTidyCheck>> Checks =
+        CheckFactories.createChecksForLanguage(&Context);
+    auto Finder = std::make_unique<ast_matchers::MatchFinder>();
+    Preprocessor *PP = &Compiler.getPreprocessor();
+    for (std::unique_ptr<ClangTidyCheck> &Check : Checks) {
+      Check->registerMatchers(Finder.get());
+      Check->registerPPCallbacks(Compiler.getSourceManager(), PP, PP);
+    }
+    return std::make_unique<DmaChecksConsumer>(std::move(Checks), std::move(Finder),
+                                               apiModelFor(Context));
+  }
+
   class Action : public ASTFrontendAction {
   public:
     explicit Action(TidyActionFactory &Factory) : Factory(Factory) {}
     std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
                                                    StringRef File) override {
-      // First: it sets the context's current file, whose options hold the model.
-      std::unique_ptr<ASTConsumer> Tidy =
-          Factory.ConsumerFactory.createASTConsumer(Compiler, File);
-      return std::make_unique<ScopedTidyConsumer>(std::move(Tidy),
-                                                  apiModelFor(Factory.Context));
+      return Factory.createConsumer(Compiler, File);
     }
 
   private:
@@ -230,7 +258,7 @@ private:
   };
 
   ClangTidyContext &Context;
-  ClangTidyASTConsumerFactory ConsumerFactory;
+  ClangTidyCheckFactories CheckFactories;
 };
 
 /// One translation unit, with its own context and file system so that runs
@@ -277,7 +305,7 @@ static std::vector<ClangTidyError> runOne(const tooling::CompilationDatabase &Co
   Context.setDiagnosticsEngine(&Engine);
 #endif
   Tool.setDiagnosticConsumer(&DiagConsumer);
-  TidyActionFactory Factory(Context, BaseFS);
+  TidyActionFactory Factory(Context);
   Tool.run(&Factory);
   return DiagConsumer.take();
 }

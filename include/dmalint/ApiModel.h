@@ -12,6 +12,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Type.h"
 #include "clang/AST/ASTContext.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <map>
@@ -126,6 +127,8 @@ private:
   llvm::StringMap<std::vector<std::pair<std::string, ApiRole>>> FunctionsByName;
   llvm::StringMap<ApiRole> MethodsByName;
   llvm::StringMap<std::vector<std::string>> DescriptorTypesByName;
+  llvm::StringMap<llvm::SmallVector<unsigned, 1>> DeviceIdUsesByName; ///< Into DeviceIdUses.
+
 };
 
 /// The (first) method the model gives \p Role, or "" when none.

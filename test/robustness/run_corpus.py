@@ -163,8 +163,7 @@ LIBRARIES = [
 ]
 REAL = "real"  # the name of the group of real programs in the tables
 # The compiler named in the compile commands (never run: dmalint parses with
-# its own Clang). An absolute path, as CMake writes it; a bare name exposes a
-# path bug in dmalint's error output (test/robustness/repro/system_header_path_bare_compiler.*).
+# its own Clang). An absolute path, as CMake writes it.
 COMPILER = "/usr/bin/clang++-19"
 
 

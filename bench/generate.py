@@ -204,14 +204,20 @@ def no_api(modules):
 KERNEL_PARAMS = "Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, int k, int n"
 
 
-def skeleton(blocks, flavor, functions=1):
+def skeleton(blocks, flavor, functions=1, planted=False):
     """`functions` functions of `blocks` blocks each. Block i declares a
     value, makes it "present" under the condition `k > i` (a remote copy /
     an engaged optional) and leaves it "absent" otherwise (a local copy /
     nullopt), uses it unconditionally, then does the guarded operation
     (`wait_send` under `is_remote()` / `value()` under `has_value()`); every
-    other block runs inside a loop. The two flavours have the same CFG."""
+    other block runs inside a loop. The two flavours have the same CFG.
+
+    With `planted`, the first and the last block outside a loop also do the
+    operation unguarded (a `wait_send` on a maybe-local copy / a `value()` of
+    a maybe-empty optional): two real bugs per function, which a check that
+    analysed the function reports."""
     assert flavor in ("dma", "optional")
+    last_outside = blocks - 1 if (blocks - 1) % 2 == 0 else blocks - 2
     if flavor == "dma":
         out = ["#include <tpu/dma.h>", "using namespace tpu;", ""]
         params = KERNEL_PARAMS
@@ -247,6 +253,9 @@ def skeleton(blocks, flavor, functions=1):
                     "}",
                     f"touch({v});",
                 ]
+            if planted and i in (0, last_outside):
+                body.insert(5, f"{v}.wait_send();  // planted bug: maybe local"
+                            if flavor == "dma" else f"sink({v}.value());  // planted bug: maybe empty")
             if i % 2:
                 out.append("  for (int j = 0; j < n; ++j) {")
                 out += ["    " + line for line in body]

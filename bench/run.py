@@ -37,6 +37,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -264,7 +265,9 @@ PROFILE_LINE = re.compile(r"^\s*([\d,]+) \(\s*([\d.]+)%\)\s+(?:[^:\s]*):(.*?)(?:
 # The inclusive costs worth reading in a dmalint profile: parsing, clang-tidy's
 # matching, the matchers' descendant walks, CFG construction and dmalint itself.
 PROFILE_FOCUS = re.compile(r"^(clang::ParseAST$|clang::MultiplexConsumer::HandleTranslationUnit$|"
-                           r"clang::ast_matchers::|clang::CFG::buildCFG$|clang::tidy::|dmalint::)")
+                           r"clang::ast_matchers::|clang::CFG::buildCFG$|clang::tidy::|dmalint::|"
+                           r"clang::ParentMapContext::ParentMap::ParentMap$|"
+                           r"clang::ParentMapContext::getParents$)")
 
 
 def short_name(function):
@@ -347,8 +350,32 @@ def section_peer(args, tools, scratch):
             row["commands"][cname] = out
             if rec["timeout"]:
                 timed_out.add(cname)
+        row["planted"] = planted_bugs(args, tools, d, blocks)
         rows.append(row)
     return {"sizes": sizes, "rows": rows, "timeout": args.timeout, "callgrind_max": args.callgrind_max}
+
+
+def planted_bugs(args, tools, d, blocks):
+    """Does each check still analyse the function at this size? The same
+    skeleton with two planted bugs (`generate.skeleton(planted=True)`), run
+    once: how many of them each check reports (2 when it analysed the
+    function), and dmalint's remark if it skipped the function at its work
+    limit. bugprone-unchecked-optional-access says nothing when it gives up."""
+    out = {}
+    for flavor, check, load in (("dma", DMA_PEER_CHECK, True), ("optional", PEER_CHECK, False)):
+        name = f"planted_{flavor}_{blocks}.cc"
+        with open(os.path.join(d, name), "w") as f:
+            f.write(generate.skeleton(blocks, flavor, planted=True))
+        argv = tools.tidy("-*," + check, [name], load=load)
+        if load:
+            argv.insert(-len(tools.flags) - 2,
+                        "--config={CheckOptions: {%s.ReportSkippedFunctions: true}}" % check)
+        r = run_once(argv, d, args.timeout)
+        lines = r["stdout"].splitlines()
+        out[flavor] = {"argv": argv, "expected": 2, "time": r["time"], "timeout": r["timeout"],
+                       "found": sum(1 for l in lines if ": warning:" in l and f"[{check}]" in l),
+                       "skipped": len(skipped_functions(r["stdout"]))}
+    return out
 
 
 def section_scaling(args, tools, scratch):
@@ -661,13 +688,20 @@ def render(results):
                          fmt_net(dnet), fmt_net(onet),
                          fmt_ir(dm.get("instructions") if dm else None),
                          fmt_ir(op.get("instructions") if op else None),
-                         fmt_ratio(ratio(irn_d, irn_o), 2)])
+                         fmt_ratio(ratio(irn_d, irn_o), 2),
+                         fmt_planted(r.get("planted", {}).get("dma")),
+                         fmt_planted(r.get("planted", {}).get("optional"))])
             faster = compare_peer(dm, op)
             if faster is not None:
                 worst = faster if worst is None else (worst and faster)
         out.append(table(["blocks", f"{DMA_PEER_CHECK} s", f"{PEER_CHECK} s", "time dma/optional",
-                          "dma net s", "optional net s", "dma Ir", "optional Ir", "net Ir dma/optional"],
-                         rows))
+                          "dma net s", "optional net s", "dma Ir", "optional Ir", "net Ir dma/optional",
+                          "dma: planted bugs found", "optional: planted bugs found"], rows))
+        out.append("\n\"Planted bugs found\": the same skeleton with two real bugs (an unguarded "
+                   "`wait_send` / `value()` in the first and the last block outside a loop), run "
+                   "once: a check that analysed the function reports 2. dmalint names a function "
+                   "it skipped at its work limit (`ReportSkippedFunctions`); "
+                   f"`{PEER_CHECK}` gives up silently.")
         out.append("")
         detail = "; ".join(f"{r['blocks']}: {fmt_ratio(ratio(med(r['commands'].get('dma_check')), med(r['commands'].get('optional_check'))), 2)}"
                            for r in peer["rows"])
@@ -830,6 +864,17 @@ def render(results):
     return "\n".join(out)
 
 
+def fmt_planted(p):
+    if not p:
+        return "-"
+    if p.get("timeout"):
+        return "timeout"
+    text = f"{p['found']} of {p['expected']} ({p['time']:.1f} s)"
+    if p.get("skipped"):
+        text += ", skipped at the work limit"
+    return text
+
+
 def verdict(ok):
     return "n/a" if ok is None else ("**met**" if ok else "**missed**")
 
@@ -884,7 +929,7 @@ def iter_commands(sec, data):
 
 def render_before_after(results, before):
     """Before/after: the data in bench/results/before/ against the latest run."""
-    out = ["### Before and after\n"]
+    out = ["### Before and after (bench data)\n"]
     if not before.get("meta") or before["meta"].get("run_id") == results.get("meta", {}).get("run_id"):
         out.append("`bench/results/before/` holds the data of this run itself: no later run yet. "
                    "After changing dmalint, rerun `bench/run` and this section compares the two.\n")
@@ -1082,7 +1127,7 @@ def main():
         started = datetime.datetime.now()
         meta = {"run_id": started.strftime("%Y%m%dT%H%M%S"),
                 "date": started.strftime("%Y-%m-%d %H:%M"),
-                "command": "bench/run " + " ".join(sys.argv[1:]),
+                "command": shlex.join(["bench/run"] + sys.argv[1:]),
                 "repeat": args.repeat, "quick": args.quick, "callgrind": not args.no_callgrind,
                 "binaries": args.label or f"{dmalint} and {plugin}",
                 "load_start": " ".join(f"{x:.2f}" for x in os.getloadavg()),

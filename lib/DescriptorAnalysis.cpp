@@ -158,7 +158,10 @@ private:
       Options.AddImplicitDtors = false;
       Options.AddTemporaryDtors = false;
       Options.AddInitializers = false;
-      Options.AddLifetime = false;
+      // Where a local's scope ends its locations leave the state: the state
+      // then holds what is live, not everything the function ever declared,
+      // and a block visit costs the same early and late in a long function.
+      Options.AddLifetime = true;
       Options.AddScopes = false;
       Slot = CFG::buildCFG(D, Body, &Ctx, Options);
       // A range-for is the terminator of its loop's head: note its loop
@@ -1054,6 +1057,8 @@ private:
     for (const CFGElement &Element : B) {
       if (auto CS = Element.getAs<CFGStmt>())
         transfer(CS->getStmt(), S, Report, Depth);
+      else if (auto Ends = Element.getAs<CFGLifetimeEnds>())
+        endLifetime(Ends->getVarDecl(), S);
       if (Out.HitWorkLimit)
         return;
     }
@@ -1315,6 +1320,20 @@ private:
       if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
         if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar()))
           forgetVar(VD, S);
+  }
+
+  /// \p VD's scope ended: nothing can name its locations any more (a pointer
+  /// that still does dangles).
+  void endLifetime(const VarDecl *VD, State &S) {
+    invalidateVar(VD, S);
+    S.PointsTo.erase(VD);
+    for (auto It = S.RemoteFlags.begin(); It != S.RemoteFlags.end();)
+      It = It->second.Root == VD ? S.RemoteFlags.erase(It) : std::next(It);
+    auto First = S.Values.lower_bound(Loc{VD, nullptr, false});
+    auto Last = First;
+    while (Last != S.Values.end() && Last->first.Root == VD)
+      ++Last;
+    S.Values.erase(First, Last);
   }
 
   /// Everything stored under \p VD becomes unknown.

@@ -1,0 +1,64 @@
+//===- DescriptorAnalysisTest.cpp - The dataflow model's work bounds -------===//
+#include "TestAst.h"
+#include "dmalint/DescriptorAnalysis.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace {
+
+const dmalint::ApiIndex &api() {
+  static dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
+  return Index;
+}
+
+/// One function of \p Nests sequential loop nests, each filling its own
+/// vector of copies (remote and local), starting them and waiting on each
+/// the side it has: the shape of a pipelined kernel's steps.
+std::string sequentialLoopNests(unsigned Nests) {
+  std::string Code = "void steps(Ref<float> a, Ref<float> b, DmaSemaphore s, "
+                     "DmaSemaphore r, int k, int n) {\n";
+  for (unsigned I = 0; I < Nests; ++I) {
+    std::string Q = "q" + std::to_string(I);
+    Code += "  for (int step = 0; step < n; ++step) {\n"
+            "    std::vector<AsyncCopyDescriptor> " + Q + ";\n"
+            "    for (int x = 0; x < k; ++x)\n"
+            "      for (int y = 0; y < k; ++y)\n"
+            "        if ((x + y) % 2)\n"
+            "          " + Q + ".push_back(make_async_remote_copy(a, b, s, r, DeviceId(0)));\n"
+            "        else\n"
+            "          " + Q + ".push_back(make_async_copy(a, b, s));\n"
+            "    for (AsyncCopyDescriptor &d : " + Q + ") d.start();\n"
+            "    for (AsyncCopyDescriptor &d : " + Q + ") {\n"
+            "      if (d.is_remote()) d.wait_send();\n"
+            "      d.wait_recv();\n"
+            "    }\n"
+            "  }\n";
+  }
+  return Code + "}\n";
+}
+
+dmalint::FunctionAnalysis analyse(clang::ASTUnit &AST) {
+  const auto *FD = dmalint::test::findOne<FunctionDecl>(
+      AST, functionDecl(hasName("steps"), isDefinition()));
+  return dmalint::analyzeFunction(*FD, AST.getASTContext(), api(), dmalint::AnalysisLimits());
+}
+
+// The work limit is there for functions whose paths explode, not for long
+// ones: a local's locations leave the state where its scope ends, so each
+// loop nest costs the same wherever it is in the function.
+TEST(DescriptorAnalysis, WorkGrowsLinearlyWithSequentialLoopNests) {
+  auto Small = dmalint::test::parseKernel(sequentialLoopNests(10));
+  auto Large = dmalint::test::parseKernel(sequentialLoopNests(100));
+  dmalint::FunctionAnalysis Ten = analyse(*Small), Hundred = analyse(*Large);
+  ASSERT_FALSE(Ten.HitWorkLimit);
+  ASSERT_FALSE(Hundred.HitWorkLimit);
+  EXPECT_LE(Hundred.BlockVisits, 11 * Ten.BlockVisits);
+  // Every wait_send is reached, each under its is_remote() guard.
+  EXPECT_EQ(Hundred.WaitSends.size(), 100u);
+  for (const dmalint::DescriptorUse &Use : Hundred.WaitSends)
+    EXPECT_FALSE(Hundred.originsOfKind(Use.Values, dmalint::Remoteness::Local).first.size())
+        << "a local copy reaches a guarded wait_send";
+}
+
+} // namespace

@@ -959,8 +959,8 @@ private:
   /// Binds a freshly declared variable (or loop variable) to its initial value.
   void declare(const VarDecl *VD, State &S) {
     invalidateVar(VD, S);
-    for (auto It = S.Values.begin(); It != S.Values.end();)
-      It = It->first.Root == VD ? S.Values.erase(It) : std::next(It);
+    auto [First, Last] = locationsOf(VD, S);
+    S.Values.erase(First, Last);
     S.PointsTo.erase(VD);
     QualType T = VD->getType();
     const Expr *Init = VD->getInit();
@@ -1329,19 +1329,28 @@ private:
     S.PointsTo.erase(VD);
     for (auto It = S.RemoteFlags.begin(); It != S.RemoteFlags.end();)
       It = It->second.Root == VD ? S.RemoteFlags.erase(It) : std::next(It);
-    auto First = S.Values.lower_bound(Loc{VD, nullptr, false});
-    auto Last = First;
-    while (Last != S.Values.end() && Last->first.Root == VD)
-      ++Last;
+    auto [First, Last] = locationsOf(VD, S);
     S.Values.erase(First, Last);
+  }
+
+  /// The entries of \p S for \p Root and its fields and elements: adjacent,
+  /// as locations sort by their root first. (A scan of the whole state per
+  /// declaration made a function of n descriptors cost n^2.)
+  static std::pair<std::map<Loc, ValueSet>::iterator, std::map<Loc, ValueSet>::iterator>
+  locationsOf(const ValueDecl *Root, State &S) {
+    auto First = S.Values.lower_bound(Loc{Root, nullptr, false});
+    auto Last = First;
+    while (Last != S.Values.end() && Last->first.Root == Root)
+      ++Last;
+    return {First, Last};
   }
 
   /// Everything stored under \p VD becomes unknown.
   void forgetVar(const VarDecl *VD, State &S) {
     invalidateVar(VD, S);
-    for (auto &[L, VS] : S.Values)
-      if (L.Root == VD)
-        VS = unknown();
+    auto [First, Last] = locationsOf(VD, S);
+    for (auto It = First; It != Last; ++It)
+      It->second = unknown();
   }
 
   /// The summary of a function whose body this translation unit has, if it

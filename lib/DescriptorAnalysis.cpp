@@ -14,7 +14,10 @@
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Analysis/CFG.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/FoldingSet.h"
+#include <functional>
 #include <map>
 #include <memory>
 #include <queue>
@@ -131,6 +134,7 @@ private:
   std::map<OriginId, AtomId> ParamRemoteAtoms;
 
   std::map<const Stmt *, std::unique_ptr<CFG>> CFGs;
+  std::map<const CFG *, std::vector<llvm::SmallVector<const VarDecl *, 2>>> DeadAfter;
   std::map<std::pair<const void *, Remoteness>, OriginId> OriginIds;
   std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;
   // Atoms: interned by the profile of the condition expression.
@@ -166,12 +170,152 @@ private:
       Slot = CFG::buildCFG(D, Body, &Ctx, Options);
       // A range-for is the terminator of its loop's head: note its loop
       // variable, which declare() binds to the range's elements.
-      if (Slot)
+      if (Slot) {
         for (const CFGBlock *B : *Slot)
           if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(B->getTerminatorStmt()))
             RangeFors[For->getLoopVariable()] = For;
+        DeadAfter[Slot.get()] = deadLocals(*Slot);
+      }
     }
     return Slot.get();
+  }
+
+  // ---------------------------------------------------------- liveness ---
+
+  /// By block ID: the locals declared in \p G that no path from the block's
+  /// exit mentions again. Their locations leave the state there, so a
+  /// function's state holds the descriptors still to be used, not every one
+  /// it built (a kernel of n sequential steps would otherwise cost n^2).
+  /// Locals a lambda captures are kept: calling it later reads them without
+  /// naming them. Empty when the function is too large to compute it cheaply.
+  std::vector<llvm::SmallVector<const VarDecl *, 2>> deadLocals(const CFG &G) {
+    std::vector<llvm::SmallVector<const VarDecl *, 2>> Dead;
+    llvm::DenseMap<const VarDecl *, unsigned> Index;
+    std::vector<const VarDecl *> Vars;
+    llvm::DenseSet<const VarDecl *> Captured;
+    for (const CFGBlock *B : G)
+      for (const CFGElement &Element : *B) {
+        auto CS = Element.getAs<CFGStmt>();
+        if (!CS)
+          continue;
+        if (const auto *DS = dyn_cast<DeclStmt>(CS->getStmt())) {
+          for (const Decl *D : DS->decls())
+            if (const auto *VD = dyn_cast<VarDecl>(D))
+              if (VD->hasLocalStorage() && !isa<ParmVarDecl, DecompositionDecl>(VD) &&
+                  Index.try_emplace(VD, Vars.size()).second)
+                Vars.push_back(VD);
+        } else if (const auto *Lambda = dyn_cast<LambdaExpr>(CS->getStmt())) {
+          for (const LambdaCapture &C : Lambda->captures())
+            if (C.capturesVariable())
+              if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar()))
+                Captured.insert(VD);
+        }
+      }
+    for (const VarDecl *VD : Captured)
+      Index.erase(VD);
+    unsigned NumBlocks = G.getNumBlockIDs();
+    // Bit vectors of blocks x locals; past this the function keeps all.
+    constexpr uint64_t MaxBits = uint64_t(1) << 25;
+    if (Index.empty() || uint64_t(NumBlocks) * Vars.size() > MaxBits)
+      return Dead;
+
+    // What each block mentions: names in its statements (a statement's
+    // value is computed from its subexpressions again where they are in
+    // other blocks, as a conditional's branches are), the variables it
+    // declares, and for a range-for's loop variable, the range.
+    std::vector<llvm::BitVector> Mentions(NumBlocks, llvm::BitVector(Vars.size()));
+    uint64_t Budget = MaxBits; // Node visits.
+    // A subexpression that is an element of the same block is collected as
+    // such: each node is walked about once per block that evaluates it.
+    llvm::DenseSet<const Stmt *> InBlock;
+    std::function<void(const Stmt *, llvm::BitVector &)> Collect =
+        [&](const Stmt *St, llvm::BitVector &Into) {
+          if (!St || Budget == 0)
+            return;
+          --Budget;
+          auto Mention = [&](const Decl *D) {
+            if (const auto *VD = dyn_cast_or_null<VarDecl>(D)) {
+              auto It = Index.find(VD);
+              if (It != Index.end())
+                Into.set(It->second);
+              if (const CXXForRangeStmt *For = RangeFors.lookup(VD))
+                Collect(For->getRangeInit(), Into);
+            }
+          };
+          if (const auto *DRE = dyn_cast<DeclRefExpr>(St))
+            Mention(DRE->getDecl());
+          else if (const auto *DS = dyn_cast<DeclStmt>(St))
+            for (const Decl *D : DS->decls())
+              Mention(D);
+          for (const Stmt *Child : St->children())
+            if (!InBlock.count(Child))
+              Collect(Child, Into);
+        };
+    for (const CFGBlock *B : G) {
+      llvm::BitVector &Into = Mentions[B->getBlockID()];
+      InBlock.clear();
+      for (const CFGElement &Element : *B)
+        if (auto CS = Element.getAs<CFGStmt>())
+          InBlock.insert(CS->getStmt());
+      for (const CFGElement &Element : *B)
+        if (auto CS = Element.getAs<CFGStmt>())
+          Collect(CS->getStmt(), Into);
+      if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(B->getTerminatorStmt()))
+        Collect(For->getRangeInit(), Into);
+      else
+        Collect(const_cast<CFGBlock *>(B)->getTerminatorCondition(), Into);
+    }
+    if (Budget == 0)
+      return Dead;
+
+    // Backward: mentioned on some path from the block's exit.
+    std::vector<llvm::BitVector> LiveOut(NumBlocks, llvm::BitVector(Vars.size()));
+    std::vector<const CFGBlock *> Order = reversePostOrder(G);
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (auto It = Order.rbegin(); It != Order.rend(); ++It) {
+        const CFGBlock *B = *It;
+        llvm::BitVector Live(Vars.size());
+        for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+          if (const CFGBlock *S = Succ.getReachableBlock()) {
+            Live |= Mentions[S->getBlockID()];
+            Live |= LiveOut[S->getBlockID()];
+          }
+        if (Live != LiveOut[B->getBlockID()]) {
+          LiveOut[B->getBlockID()] = std::move(Live);
+          Changed = true;
+        }
+      }
+    }
+    // Dead at a block's exit: what may be in the state there (mentioned in
+    // it or live after a predecessor) and is not live after it.
+    Dead.resize(NumBlocks);
+    for (const CFGBlock *B : Order) {
+      llvm::BitVector Present = Mentions[B->getBlockID()];
+      for (const CFGBlock::AdjacentBlock &Pred : B->preds())
+        if (const CFGBlock *P = Pred.getReachableBlock())
+          Present |= LiveOut[P->getBlockID()];
+      Present.reset(LiveOut[B->getBlockID()]);
+      for (unsigned I : Present.set_bits())
+        Dead[B->getBlockID()].push_back(Vars[I]);
+    }
+    return Dead;
+  }
+
+  /// Drops the locals that are dead after \p B, but not one that a reference
+  /// or pointer in the state may still designate.
+  void dropDeadLocals(const CFGBlock &B, State &S) {
+    auto It = DeadAfter.find(B.getParent());
+    if (It == DeadAfter.end() || It->second.empty())
+      return;
+    for (const VarDecl *VD : It->second[B.getBlockID()]) {
+      bool Designated = false;
+      for (auto &[Var, Targets] : S.PointsTo)
+        if (Var != VD && llvm::any_of(Targets, [&](const Loc &L) { return L.Root == VD; }))
+          Designated = true;
+      if (!Designated)
+        endLifetime(VD, S);
+    }
   }
 
   /// Runs to a fixed point from \p Entry; with \p Report, records the uses in
@@ -199,6 +343,7 @@ private:
       }
       const CFGBlock *B = ByOrder[At];
       State S = *In[B->getBlockID()];
+      Out.PeakLocations = std::max<unsigned>(Out.PeakLocations, S.Values.size());
       transferBlock(*B, S, /*Report=*/false, Depth);
       if (Out.HitWorkLimit)
         return State();
@@ -282,6 +427,8 @@ private:
       State T = S;
       if (C.K != Condition::None)
         refine(T, C, /*Holds=*/Edge == 0);
+      // After the branch: its condition may be what makes an edge unreachable.
+      dropDeadLocals(B, T);
       if (T.Reachable)
         Emit(Succ.getReachableBlock(), std::move(T));
     }

@@ -121,6 +121,8 @@ struct FunctionAnalysis {
   FunctionSummary Summary;
   bool HitWorkLimit = false; ///< Then the events are empty: nothing is reported.
   unsigned BlockVisits = 0;
+  /// The most locations one block's entry state held: what a visit costs.
+  unsigned PeakLocations = 0;
   unsigned AssumptionsDropped = 0; ///< Times a set hit MaxValuesPerLocation.
 
   Remoteness kindOf(const Value &V) const { return Origins[V.Origin].Kind; }

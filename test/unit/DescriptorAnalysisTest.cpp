@@ -38,6 +38,22 @@ std::string sequentialLoopNests(unsigned Nests) {
   return Code + "}\n";
 }
 
+/// One function of \p Steps steps, each building a copy in the function's
+/// scope, starting it and waiting on it: all still in scope at the end.
+std::string sequentialSteps(unsigned Steps) {
+  std::string Code = "void steps(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, "
+                     "bool c) {\n";
+  for (unsigned I = 0; I < Steps; ++I) {
+    std::string D = "d" + std::to_string(I);
+    Code += "  AsyncCopyDescriptor " + D + " = c ? make_async_remote_copy(a, b, s, r, "
+            "DeviceId(1)) : make_async_copy(a, b, s);\n"
+            "  " + D + ".start();\n"
+            "  if (" + D + ".is_remote()) " + D + ".wait_send();\n"
+            "  " + D + ".wait_recv();\n";
+  }
+  return Code + "}\n";
+}
+
 dmalint::FunctionAnalysis analyse(clang::ASTUnit &AST) {
   const auto *FD = dmalint::test::findOne<FunctionDecl>(
       AST, functionDecl(hasName("steps"), isDefinition()));
@@ -59,6 +75,18 @@ TEST(DescriptorAnalysis, WorkGrowsLinearlyWithSequentialLoopNests) {
   for (const dmalint::DescriptorUse &Use : Hundred.WaitSends)
     EXPECT_FALSE(Hundred.originsOfKind(Use.Values, dmalint::Remoteness::Local).first.size())
         << "a local copy reaches a guarded wait_send";
+}
+
+// A descriptor leaves the state after the last statement that names it, so
+// the state a block visit copies does not grow with the steps before it.
+TEST(DescriptorAnalysis, StateHoldsOnlyDescriptorsStillNamed) {
+  auto Small = dmalint::test::parseKernel(sequentialSteps(10));
+  auto Large = dmalint::test::parseKernel(sequentialSteps(200));
+  dmalint::FunctionAnalysis Ten = analyse(*Small), TwoHundred = analyse(*Large);
+  ASSERT_FALSE(TwoHundred.HitWorkLimit);
+  EXPECT_EQ(TwoHundred.WaitSends.size(), 200u);
+  EXPECT_GT(Ten.PeakLocations, 0u);
+  EXPECT_EQ(TwoHundred.PeakLocations, Ten.PeakLocations);
 }
 
 } // namespace

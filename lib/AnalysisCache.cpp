@@ -17,6 +17,7 @@ void AnalysisCache::reset() {
   InProgress.clear();
   Recursive.clear();
   Provisional.clear();
+  Retired.clear();
 }
 
 bool AnalysisCache::usesApi(const clang::FunctionDecl &FD, const ApiIndex &Api) {
@@ -58,14 +59,18 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
   // Once no recursion is open, what was provisional is final or gone.
   if (!Provisional.count(&FD) || InProgress.empty())
     dropProvisional(&FD, Limits);
-  return Results[K] = std::move(Result);
+  FunctionAnalysis &Stored = Results[K] = std::move(Result);
+  if (InProgress.empty())
+    Retired.clear();
+  return Stored;
 }
 
 void AnalysisCache::dropProvisional(const clang::FunctionDecl *Keep,
                                     const AnalysisLimits &Limits) {
   for (const clang::FunctionDecl *Stale : Provisional)
     if (Stale != Keep && !llvm::is_contained(InProgress, Stale))
-      Results.erase(keyOf(Stale, Limits));
+      if (auto Node = Results.extract(keyOf(Stale, Limits)))
+        Retired.push_back(std::move(Node));
   Provisional.clear();
 }
 

@@ -60,6 +60,11 @@ private:
     return {FD, Limits.MaxBlockVisits, Limits.UseSummaries};
   }
   std::map<Key, FunctionAnalysis> Results;
+  /// Results dropped while an analysis is running: a caller further up may
+  /// still hold its callee's summary (Analyzer::call reads it across the
+  /// evaluation of the arguments, which can analyse other functions). Freed
+  /// when the outermost analysis returns.
+  std::vector<std::map<Key, FunctionAnalysis>::node_type> Retired;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
   std::set<std::pair<std::string, unsigned>> Reported;
 };

@@ -1,5 +1,6 @@
 //===- DescriptorAnalysisTest.cpp - The dataflow model's work bounds -------===//
 #include "TestAst.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/DescriptorAnalysis.h"
 
 using namespace clang;
@@ -87,6 +88,35 @@ TEST(DescriptorAnalysis, StateHoldsOnlyDescriptorsStillNamed) {
   EXPECT_EQ(TwoHundred.WaitSends.size(), 200u);
   EXPECT_GT(Ten.PeakLocations, 0u);
   EXPECT_EQ(TwoHundred.PeakLocations, Ten.PeakLocations);
+}
+
+// Found by fuzz-snippet (docs/fuzzing.md): relay_a's call holds relay_b's
+// summary while its argument `pending.at(n)` is evaluated; that analyses
+// vector::at, and finishing it dropped relay_b's result (stale: relay_b saw
+// relay_a still in progress) from under the call. Under AddressSanitizer (the
+// sanitized suite) this was a heap-use-after-free.
+TEST(AnalysisCache, SummaryStaysValidWhileArgumentsAnalyseOtherFunctions) {
+  auto AST = dmalint::test::parseKernel(R"(
+extern std::vector<AsyncCopyDescriptor> pending;
+void relay_b(AsyncCopyDescriptor &d, int n);
+void relay_a(AsyncCopyDescriptor &d, int n) {
+  d.start();
+  relay_b(pending.at(n), n);
+}
+void relay_b(AsyncCopyDescriptor &d, int n) { relay_a(d, n); }
+)");
+  const auto *RelayA = dmalint::test::findOne<FunctionDecl>(
+      *AST, functionDecl(hasName("relay_a"), isDefinition()));
+  const auto *RelayB = dmalint::test::findOne<FunctionDecl>(
+      *AST, functionDecl(hasName("relay_b"), isDefinition()));
+  dmalint::AnalysisCache Cache;
+  dmalint::AnalysisLimits Limits;
+  const dmalint::FunctionAnalysis &A = Cache.analysis(*RelayA, AST->getASTContext(), api(), Limits);
+  ASSERT_FALSE(A.HitWorkLimit);
+  EXPECT_TRUE(A.Summary.Params[0].MayUse);
+  // relay_b passes its d on to relay_a, which starts it.
+  const dmalint::FunctionAnalysis &B = Cache.analysis(*RelayB, AST->getASTContext(), api(), Limits);
+  EXPECT_TRUE(B.Summary.Params[0].MayUse);
 }
 
 } // namespace

@@ -323,6 +323,13 @@ private:
   State runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     std::vector<unsigned> Order(G.getNumBlockIDs(), 0);
     std::vector<const CFGBlock *> ByOrder = reversePostOrder(G);
+    // Every reachable block is visited at least once: a CFG with more blocks
+    // than the budget has left cannot finish, so give up before storing a
+    // state per block.
+    if (Out.BlockVisits + ByOrder.size() > Limits.MaxBlockVisits) {
+      Out.HitWorkLimit = true;
+      return State();
+    }
     unsigned Index = 0;
     for (const CFGBlock *B : ByOrder)
       Order[B->getBlockID()] = Index++;

@@ -78,6 +78,21 @@ TEST(DescriptorAnalysis, WorkGrowsLinearlyWithSequentialLoopNests) {
         << "a local copy reaches a guarded wait_send";
 }
 
+// A function with more reachable blocks than the work limit cannot finish:
+// it is skipped before the fixed point stores a state for each block.
+TEST(DescriptorAnalysis, FunctionLargerThanTheWorkLimitIsSkippedAtOnce) {
+  auto AST = dmalint::test::parseKernel(sequentialLoopNests(100));
+  const auto *FD = dmalint::test::findOne<FunctionDecl>(
+      *AST, functionDecl(hasName("steps"), isDefinition()));
+  dmalint::AnalysisLimits Limits;
+  Limits.MaxBlockVisits = 100; // Each nest has more than one block.
+  dmalint::FunctionAnalysis Result =
+      dmalint::analyzeFunction(*FD, AST->getASTContext(), api(), Limits);
+  EXPECT_TRUE(Result.HitWorkLimit);
+  EXPECT_EQ(Result.BlockVisits, 0u);
+  EXPECT_TRUE(Result.WaitSends.empty());
+}
+
 // A descriptor leaves the state after the last statement that names it, so
 // the state a block visit copies does not grow with the steps before it.
 TEST(DescriptorAnalysis, StateHoldsOnlyDescriptorsStillNamed) {

@@ -16,17 +16,8 @@ packages=(cmake ninja-build g++ python3 libgtest-dev
 read -r -a extra <<< "${DMALINT_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+source scripts/install-missing.sh
+install_missing setup "${packages[@]}"
 
 cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR="$major" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build_dir"

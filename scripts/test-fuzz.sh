@@ -17,17 +17,8 @@ seconds="${FUZZ_SECONDS:-20}"
 # scripts/setup.sh installs.
 packages=(cmake ninja-build "clang-$major" "libclang-rt-$major-dev" "libclang-$major-dev"
           "llvm-$major-dev" "libclang-cpp$major-dev")
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "test-fuzz: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+source scripts/install-missing.sh
+install_missing test-fuzz "${packages[@]}"
 
 start=$(date +%s)
 # -O1 and line tables only: the build is most of this script's time.

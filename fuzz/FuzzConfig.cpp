@@ -39,15 +39,6 @@ std::string show(const Options &O) {
   abort();
 }
 
-std::vector<std::string> withRole(const std::vector<std::pair<std::string, ApiRole>> &All,
-                                  ApiRole Role) {
-  std::vector<std::string> Names;
-  for (auto &[Name, R] : All)
-    if (R == Role)
-      Names.push_back(Name);
-  return Names;
-}
-
 /// Equal as models: the same names in each role (the order of the roles in
 /// Functions and Methods is not part of the model), positions, names and
 /// device-id uses.
@@ -57,8 +48,8 @@ bool sameModel(const ApiModel &A, const ApiModel &B) {
       ApiRole::StartedRemoteFactory, ApiRole::IsRemote, ApiRole::Start, ApiRole::Wait,
       ApiRole::WaitSend, ApiRole::WaitRecv, ApiRole::DeviceQuery, ApiRole::None};
   for (ApiRole R : Roles)
-    if (withRole(A.Functions, R) != withRole(B.Functions, R) ||
-        withRole(A.Methods, R) != withRole(B.Methods, R))
+    if (namesWithRole(A.Functions, R) != namesWithRole(B.Functions, R) ||
+        namesWithRole(A.Methods, R) != namesWithRole(B.Methods, R))
       return false;
   if (A.Functions.size() != B.Functions.size() || A.Methods.size() != B.Methods.size())
     return false;

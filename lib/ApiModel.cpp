@@ -28,6 +28,15 @@ std::string methodWithRole(const ApiModel &Model, ApiRole Role) {
   return "";
 }
 
+std::vector<std::string> namesWithRole(const std::vector<std::pair<std::string, ApiRole>> &All,
+                                       ApiRole Role) {
+  std::vector<std::string> Out;
+  for (auto &[Name, R] : All)
+    if (R == Role)
+      Out.push_back(Name);
+  return Out;
+}
+
 std::string qualifiedName(const NamedDecl *D) {
   return D->getQualifiedNameAsString();
 }
@@ -301,15 +310,6 @@ std::string *nameField(ApiModel &M, llvm::StringRef Key) {
   if (Key == "MeshEnumerator")
     return &M.MeshEnumerator;
   return nullptr;
-}
-
-std::vector<std::string> namesWithRole(const std::vector<std::pair<std::string, ApiRole>> &All,
-                                       ApiRole Role) {
-  std::vector<std::string> Out;
-  for (auto &[Name, R] : All)
-    if (R == Role)
-      Out.push_back(Name);
-  return Out;
 }
 
 void setNamesWithRole(std::vector<std::pair<std::string, ApiRole>> &All, ApiRole Role,

@@ -134,6 +134,10 @@ private:
 /// The (first) method the model gives \p Role, or "" when none.
 std::string methodWithRole(const ApiModel &Model, ApiRole Role);
 
+/// The names \p All (ApiModel::Functions or ::Methods) gives \p Role, in order.
+std::vector<std::string> namesWithRole(const std::vector<std::pair<std::string, ApiRole>> &All,
+                                       ApiRole Role);
+
 /// The qualified name without a leading "::".
 std::string qualifiedName(const clang::NamedDecl *D);
 

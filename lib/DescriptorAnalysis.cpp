@@ -309,10 +309,10 @@ private:
     if (It == DeadAfter.end() || It->second.empty())
       return;
     for (const VarDecl *VD : It->second[B.getBlockID()]) {
-      bool Designated = false;
-      for (auto &[Var, Targets] : S.PointsTo)
-        if (Var != VD && llvm::any_of(Targets, [&](const Loc &L) { return L.Root == VD; }))
-          Designated = true;
+      bool Designated = llvm::any_of(S.PointsTo, [&](const auto &Entry) {
+        return Entry.first != VD &&
+               llvm::any_of(Entry.second, [&](const Loc &L) { return L.Root == VD; });
+      });
       if (!Designated)
         endLifetime(VD, S);
     }
@@ -1112,10 +1112,7 @@ private:
 
   /// Binds a freshly declared variable (or loop variable) to its initial value.
   void declare(const VarDecl *VD, State &S) {
-    invalidateVar(VD, S);
-    auto [First, Last] = locationsOf(VD, S);
-    S.Values.erase(First, Last);
-    S.PointsTo.erase(VD);
+    endLifetime(VD, S); // Whatever an earlier run of the declaration left.
     QualType T = VD->getType();
     const Expr *Init = VD->getInit();
     if (const auto *Range = rangeForOf(VD)) {

@@ -17,6 +17,8 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/FoldingSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include <functional>
 #include <map>
 #include <memory>
@@ -130,6 +132,7 @@ private:
   FunctionAnalysis &Out;
   std::vector<bool> Used, Escaped; // By OriginId.
   bool InReportSweep = false;       // Uses and escapes count only then.
+  unsigned StoredStates = 0;        // Block entry states held, over nested runs.
   std::set<const ParmVarDecl *> WrittenParams;
   std::map<OriginId, AtomId> ParamRemoteAtoms;
 
@@ -158,7 +161,16 @@ private:
     auto &Slot = CFGs[Body];
     if (!Slot) {
       CFG::BuildOptions Options;
-      Options.setAllAlwaysAdd();
+      // Elements are the statements transfer() acts on: calls, constructions,
+      // declarations and returns are always elements; assignments, ++/-- and
+      // lambdas (whose captures the liveness pass reads) are elements only
+      // when asked for. Every other subexpression is evaluated from its
+      // parent (eval), so making each one an element (setAllAlwaysAdd) would
+      // only cost memory: a block of n statements holds several times n.
+      Options.setAlwaysAdd(Stmt::BinaryOperatorClass)
+          .setAlwaysAdd(Stmt::CompoundAssignOperatorClass)
+          .setAlwaysAdd(Stmt::UnaryOperatorClass)
+          .setAlwaysAdd(Stmt::LambdaExprClass);
       Options.AddImplicitDtors = false;
       Options.AddTemporaryDtors = false;
       Options.AddInitializers = false;
@@ -319,10 +331,17 @@ private:
   }
 
   /// Runs to a fixed point from \p Entry; with \p Report, records the uses in
-  /// a final sweep over the converged states. Returns the state at exit.
+  /// a sweep over the converged states. Returns the state at exit.
+  ///
+  /// Blocks are visited in an order where each strongly connected component
+  /// (a loop, or a single block) is contiguous and comes after every
+  /// component that can reach it. With the lowest position first, a
+  /// component is done once a later one is reached: its states are final, so
+  /// its uses are recorded and its states freed then. A function's peak is
+  /// then the states of one loop, not one state per block of the function.
   State runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
-    std::vector<unsigned> Order(G.getNumBlockIDs(), 0);
-    std::vector<const CFGBlock *> ByOrder = reversePostOrder(G);
+    ComponentOrder Order = componentOrder(G);
+    const std::vector<const CFGBlock *> &ByOrder = Order.Blocks;
     // Every reachable block is visited at least once: a CFG with more blocks
     // than the budget has left cannot finish, so give up before storing a
     // state per block.
@@ -330,20 +349,61 @@ private:
       Out.HitWorkLimit = true;
       return State();
     }
-    unsigned Index = 0;
-    for (const CFGBlock *B : ByOrder)
-      Order[B->getBlockID()] = Index++;
+    std::vector<unsigned> Position(G.getNumBlockIDs(), 0);
+    for (unsigned I = 0; I < ByOrder.size(); ++I)
+      Position[ByOrder[I]->getBlockID()] = I;
+    const unsigned ExitID = G.getExit().getBlockID();
     std::vector<std::optional<State>> In(G.getNumBlockIDs());
-    In[G.getEntry().getBlockID()] = std::move(Entry);
+    auto Store = [&](std::optional<State> &Slot, State S) {
+      if (!Slot)
+        Out.PeakStoredStates = std::max(Out.PeakStoredStates, ++StoredStates);
+      Slot = std::move(S);
+    };
+    // However this run ends, its states are gone after it.
+    auto Release = llvm::make_scope_exit(
+        [&, Before = StoredStates] { StoredStates = Before; });
+    Store(In[G.getEntry().getBlockID()], std::move(Entry));
     std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>> Queue;
-    std::vector<bool> Queued(Index, false);
-    Queue.push(Order[G.getEntry().getBlockID()]);
-    Queued[Order[G.getEntry().getBlockID()]] = true;
+    std::vector<bool> Queued(ByOrder.size(), false);
+    Queue.push(0);
+    Queued[0] = true;
+
+    // Records the uses of the blocks before position \p End, whose states are
+    // final, and frees their states (the exit's is returned).
+    unsigned Done = 0;
+    auto Finish = [&](unsigned End) {
+      bool Outer = InReportSweep;
+      InReportSweep = true;
+      for (; Done < End; ++Done) {
+        const CFGBlock *B = ByOrder[Done];
+        std::optional<State> &Slot = In[B->getBlockID()];
+        if (!Slot)
+          continue;
+        if (Report) {
+          if (B->getBlockID() == ExitID) {
+            State S = *Slot;
+            transferBlock(*B, S, /*Report=*/true, Depth);
+          } else {
+            transferBlock(*B, *Slot, /*Report=*/true, Depth);
+          }
+          if (Out.HitWorkLimit)
+            break;
+        }
+        if (B->getBlockID() != ExitID) {
+          Slot.reset();
+          --StoredStates;
+        }
+      }
+      InReportSweep = Outer;
+    };
 
     while (!Queue.empty()) {
       unsigned At = Queue.top();
       Queue.pop();
       Queued[At] = false;
+      Finish(Order.ComponentStart[At]);
+      if (Out.HitWorkLimit)
+        return State();
       if (++Out.BlockVisits > Limits.MaxBlockVisits) {
         Out.HitWorkLimit = true;
         return State();
@@ -357,40 +417,108 @@ private:
       propagate(*B, S, [&](const CFGBlock *Succ, State T) {
         auto &Slot = In[Succ->getBlockID()];
         if (!Slot) {
-          Slot = std::move(T);
+          Store(Slot, std::move(T));
         } else {
           State Joined = join(*Slot, T);
           if (Joined == *Slot)
             return;
           Slot = std::move(Joined);
         }
-        unsigned SuccAt = Order[Succ->getBlockID()];
+        unsigned SuccAt = Position[Succ->getBlockID()];
         if (!Queued[SuccAt]) {
           Queued[SuccAt] = true;
           Queue.push(SuccAt);
         }
       });
     }
-    if (Report) {
-      bool Outer = InReportSweep;
-      InReportSweep = true;
-      for (const CFGBlock *B : ByOrder) {
-        if (!In[B->getBlockID()])
-          continue;
-        State S = *In[B->getBlockID()];
-        transferBlock(*B, S, /*Report=*/true, Depth);
-        if (Out.HitWorkLimit)
-          return State();
-      }
-      InReportSweep = Outer;
-    }
-    auto &Exit = In[G.getExit().getBlockID()];
+    Finish(ByOrder.size());
+    if (Out.HitWorkLimit)
+      return State();
+    auto &Exit = In[ExitID];
     if (!Exit) {
       State Unreached;
       Unreached.Reachable = false;
       return Unreached;
     }
-    return *Exit;
+    return std::move(*Exit);
+  }
+
+  /// The reachable blocks of a CFG, each strongly connected component
+  /// contiguous, components in topological order, and the blocks of one
+  /// component in reverse post-order.
+  struct ComponentOrder {
+    std::vector<const CFGBlock *> Blocks;
+    std::vector<unsigned> ComponentStart; ///< By position: where its component starts.
+  };
+
+  static ComponentOrder componentOrder(const CFG &G) {
+    std::vector<const CFGBlock *> RPO = reversePostOrder(G);
+    std::vector<unsigned> RPOIndex(G.getNumBlockIDs(), 0);
+    for (unsigned I = 0; I < RPO.size(); ++I)
+      RPOIndex[RPO[I]->getBlockID()] = I;
+    // Tarjan's algorithm, iterative (a CFG can have 100,000 blocks): it
+    // completes the components in reverse topological order.
+    constexpr unsigned Unvisited = ~0u;
+    std::vector<unsigned> Index(G.getNumBlockIDs(), Unvisited), Low(G.getNumBlockIDs(), 0);
+    std::vector<bool> OnStack(G.getNumBlockIDs(), false);
+    std::vector<const CFGBlock *> Stack;
+    std::vector<std::vector<const CFGBlock *>> Components;
+    std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Calls;
+    unsigned Next = 0;
+    auto Enter = [&](const CFGBlock *B) {
+      Index[B->getBlockID()] = Low[B->getBlockID()] = Next++;
+      Stack.push_back(B);
+      OnStack[B->getBlockID()] = true;
+      Calls.push_back({B, B->succ_begin()});
+    };
+    Enter(&G.getEntry());
+    while (!Calls.empty()) {
+      auto &[B, It] = Calls.back();
+      unsigned ID = B->getBlockID();
+      if (It != B->succ_end()) {
+        const CFGBlock *Succ = It->getReachableBlock();
+        ++It;
+        if (!Succ)
+          continue;
+        unsigned SuccID = Succ->getBlockID();
+        if (Index[SuccID] == Unvisited)
+          Enter(Succ); // Invalidates B and It.
+        else if (OnStack[SuccID])
+          Low[ID] = std::min(Low[ID], Index[SuccID]);
+        continue;
+      }
+      if (Low[ID] == Index[ID]) {
+        std::vector<const CFGBlock *> Component;
+        const CFGBlock *Member;
+        do {
+          Member = Stack.back();
+          Stack.pop_back();
+          OnStack[Member->getBlockID()] = false;
+          Component.push_back(Member);
+        } while (Member != B);
+        llvm::sort(Component, [&](const CFGBlock *X, const CFGBlock *Y) {
+          return RPOIndex[X->getBlockID()] < RPOIndex[Y->getBlockID()];
+        });
+        Components.push_back(std::move(Component));
+      }
+      const CFGBlock *Finished = B;
+      Calls.pop_back();
+      if (!Calls.empty()) {
+        unsigned Parent = Calls.back().first->getBlockID();
+        Low[Parent] = std::min(Low[Parent], Low[Finished->getBlockID()]);
+      }
+    }
+    ComponentOrder Order;
+    Order.Blocks.reserve(RPO.size());
+    Order.ComponentStart.reserve(RPO.size());
+    for (auto C = Components.rbegin(); C != Components.rend(); ++C) {
+      unsigned Start = Order.Blocks.size();
+      for (const CFGBlock *B : *C) {
+        Order.Blocks.push_back(B);
+        Order.ComponentStart.push_back(Start);
+      }
+    }
+    return Order;
   }
 
   /// Blocks reachable from the entry, in reverse post-order. (LLVM's

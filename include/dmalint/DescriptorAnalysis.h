@@ -123,6 +123,9 @@ struct FunctionAnalysis {
   unsigned BlockVisits = 0;
   /// The most locations one block's entry state held: what a visit costs.
   unsigned PeakLocations = 0;
+  /// The most block entry states held at once: with the CFG, what the
+  /// analysis of a function keeps in memory.
+  unsigned PeakStoredStates = 0;
   unsigned AssumptionsDropped = 0; ///< Times a set hit MaxValuesPerLocation.
 
   Remoteness kindOf(const Value &V) const { return Origins[V.Origin].Kind; }

@@ -105,6 +105,30 @@ TEST(DescriptorAnalysis, StateHoldsOnlyDescriptorsStillNamed) {
   EXPECT_EQ(TwoHundred.PeakLocations, Ten.PeakLocations);
 }
 
+// A loop's states are final once the analysis has moved past it: its uses
+// are recorded then and its states freed, so a long function holds the
+// states of one loop nest at a time, not one per block.
+TEST(DescriptorAnalysis, StoredStatesDoNotGrowWithSequentialLoopNests) {
+  auto Small = dmalint::test::parseKernel(sequentialLoopNests(10));
+  auto Large = dmalint::test::parseKernel(sequentialLoopNests(100));
+  dmalint::FunctionAnalysis Ten = analyse(*Small), Hundred = analyse(*Large);
+  ASSERT_FALSE(Hundred.HitWorkLimit);
+  EXPECT_EQ(Hundred.WaitSends.size(), 100u);
+  EXPECT_GT(Ten.PeakStoredStates, 1u);
+  EXPECT_EQ(Hundred.PeakStoredStates, Ten.PeakStoredStates);
+}
+
+// The same for straight-line code with a branch per step.
+TEST(DescriptorAnalysis, StoredStatesDoNotGrowWithSequentialBranches) {
+  auto Small = dmalint::test::parseKernel(sequentialSteps(10));
+  auto Large = dmalint::test::parseKernel(sequentialSteps(200));
+  dmalint::FunctionAnalysis Ten = analyse(*Small), TwoHundred = analyse(*Large);
+  ASSERT_FALSE(TwoHundred.HitWorkLimit);
+  EXPECT_EQ(TwoHundred.WaitSends.size(), 200u);
+  EXPECT_GT(Ten.PeakStoredStates, 1u);
+  EXPECT_EQ(TwoHundred.PeakStoredStates, Ten.PeakStoredStates);
+}
+
 // Found by fuzz-snippet (docs/fuzzing.md): relay_a's call holds relay_b's
 // summary while its argument `pending.at(n)` is evaluated; that analyses
 // vector::at, and finishing it dropped relay_b's result (stale: relay_b saw

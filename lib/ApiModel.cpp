@@ -37,8 +37,34 @@ std::vector<std::string> namesWithRole(const std::vector<std::pair<std::string, 
   return Out;
 }
 
-std::string qualifiedName(const NamedDecl *D) {
-  return D->getQualifiedNameAsString();
+bool hasQualifiedName(const NamedDecl *D, llvm::StringRef Qualified) {
+  // Compared one component at a time from the innermost, without printing
+  // the name: a decl in plain namespaces (the API's case, and what most
+  // lookups reach) costs a few string comparisons. Contexts whose printed
+  // form is more than a name (classes, functions, anonymous or inline
+  // namespaces) take the printed name.
+  llvm::StringRef Rest = Qualified;
+  auto PopComponent = [&Rest](llvm::StringRef Name) {
+    if (!Rest.consume_back(Name))
+      return false;
+    return Rest.empty() || (Rest.consume_back("::") && !Rest.empty());
+  };
+  if (!D->getIdentifier())
+    return D->getQualifiedNameAsString() == Qualified;
+  if (!PopComponent(D->getName()))
+    return false;
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent()) {
+    if (isa<TranslationUnitDecl>(DC))
+      break;
+    if (!isa<NamedDecl>(DC)) // extern "C++" { }, export { }: not printed.
+      continue;
+    const auto *NS = dyn_cast<NamespaceDecl>(DC);
+    if (!NS || NS->isAnonymousNamespace() || NS->isInline() || !NS->getIdentifier())
+      return D->getQualifiedNameAsString() == Qualified;
+    if (!PopComponent(NS->getName()))
+      return false;
+  }
+  return Rest.empty();
 }
 
 ApiModel ApiModel::builtin() {
@@ -145,7 +171,7 @@ bool ApiIndex::usedBy(const FunctionDecl &FD) const {
 }
 
 bool ApiIndex::isNamed(const NamedDecl *D, llvm::StringRef Qualified) const {
-  return qualifiedName(D) == stripGlobal(Qualified);
+  return hasQualifiedName(D, stripGlobal(Qualified));
 }
 
 static const CXXRecordDecl *recordOf(QualType T) {
@@ -167,9 +193,8 @@ bool ApiIndex::isDescriptorRecord(const CXXRecordDecl *RD) const {
   auto It = DescriptorTypesByName.find(RD->getName());
   if (It == DescriptorTypesByName.end())
     return false;
-  std::string Q = qualifiedName(RD);
   for (const std::string &Candidate : It->second)
-    if (Q == Candidate)
+    if (hasQualifiedName(RD, Candidate))
       return true;
   return false;
 }
@@ -186,9 +211,8 @@ ApiRole ApiIndex::roleOf(const FunctionDecl *FD) const {
   auto It = FunctionsByName.find(FD->getName());
   if (It == FunctionsByName.end())
     return ApiRole::None;
-  std::string Q = qualifiedName(FD);
   for (auto &[Candidate, Role] : It->second)
-    if (Q == Candidate)
+    if (hasQualifiedName(FD, Candidate))
       return Role;
   return ApiRole::None;
 }
@@ -215,9 +239,8 @@ const DeviceIdUse *ApiIndex::deviceIdUseOf(const FunctionDecl *FD) const {
   auto It = DeviceIdUsesByName.find(Named->getName());
   if (It == DeviceIdUsesByName.end())
     return nullptr;
-  std::string Q = qualifiedName(Named);
   for (unsigned I : It->second)
-    if (Q == stripGlobal(Model.DeviceIdUses[I].Function))
+    if (hasQualifiedName(Named, stripGlobal(Model.DeviceIdUses[I].Function)))
       return &Model.DeviceIdUses[I];
   return nullptr;
 }

@@ -138,8 +138,9 @@ std::string methodWithRole(const ApiModel &Model, ApiRole Role);
 std::vector<std::string> namesWithRole(const std::vector<std::pair<std::string, ApiRole>> &All,
                                        ApiRole Role);
 
-/// The qualified name without a leading "::".
-std::string qualifiedName(const clang::NamedDecl *D);
+/// Whether \p D's qualified name, as NamedDecl::getQualifiedNameAsString()
+/// prints it, is \p Qualified (written without a leading "::").
+bool hasQualifiedName(const clang::NamedDecl *D, llvm::StringRef Qualified);
 
 } // namespace dmalint
 

@@ -71,4 +71,53 @@ TEST(ApiModel, DescriptorTypeIsRecognisedThroughReferencesAndQualifiers) {
   EXPECT_TRUE(api().isDeviceIdType(Fn->getParamDecl(2)->getType()));
 }
 
+// The API is matched by qualified name without printing it; the comparison
+// must agree with clang's printed name in every kind of context, and reject
+// a name that differs in any component.
+TEST(ApiModel, QualifiedNamesAgreeWithClangsPrintedNames) {
+  auto AST = dmalint::test::parseKernel(R"(
+struct Top {};
+namespace outer { struct Plain {}; namespace inner { void f(); } }
+namespace outer::inner { struct Nested {}; }
+namespace { struct Hidden {}; }
+namespace lib { inline namespace v1 { struct Versioned {}; } }
+namespace lib { struct Holder { struct Member {}; void method(); }; }
+extern "C++" { namespace linked { struct InBlock {}; } }
+template <typename T> struct Box { struct Inside {}; };
+template struct Box<int>;
+void local() { struct Local {}; }
+)");
+  ASSERT_TRUE(AST);
+  auto Decls = match(namedDecl(isExpansionInMainFile()).bind("n"), AST->getASTContext());
+  unsigned Checked = 0;
+  for (const auto &Bound : Decls) {
+    const auto *D = Bound.getNodeAs<NamedDecl>("n");
+    if (!D->getIdentifier())
+      continue;
+    std::string Printed = D->getQualifiedNameAsString();
+    EXPECT_TRUE(dmalint::hasQualifiedName(D, Printed)) << Printed;
+    EXPECT_FALSE(dmalint::hasQualifiedName(D, "x" + Printed)) << Printed;
+    EXPECT_FALSE(dmalint::hasQualifiedName(D, "x::" + Printed)) << Printed;
+    EXPECT_FALSE(dmalint::hasQualifiedName(D, Printed + "x")) << Printed;
+    auto Separator = Printed.find("::");
+    if (Separator != std::string::npos) {
+      EXPECT_FALSE(dmalint::hasQualifiedName(D, Printed.substr(Separator + 2))) << Printed;
+      EXPECT_FALSE(dmalint::hasQualifiedName(D, Printed.substr(1))) << Printed;
+    }
+    ++Checked;
+  }
+  EXPECT_GE(Checked, 12u);
+  // What the API model's names rely on.
+  auto Named = [&](const char *Name) {
+    // Not the class's own injected name, an implicit member of it.
+    return dmalint::test::findOne<NamedDecl>(
+        *AST, namedDecl(hasName(Name), isExpansionInMainFile(), unless(isImplicit())));
+  };
+  EXPECT_TRUE(dmalint::hasQualifiedName(Named("Nested"), "outer::inner::Nested"));
+  EXPECT_TRUE(dmalint::hasQualifiedName(Named("Versioned"), "lib::Versioned"));
+  EXPECT_TRUE(dmalint::hasQualifiedName(Named("InBlock"), "linked::InBlock"));
+  EXPECT_TRUE(dmalint::hasQualifiedName(Named("Member"), "lib::Holder::Member"));
+  EXPECT_FALSE(dmalint::hasQualifiedName(Named("Plain"), "Plain"));
+}
+
 } // namespace

@@ -240,29 +240,33 @@ private:
     // A subexpression that is an element of the same block is collected as
     // such: each node is walked about once per block that evaluates it.
     llvm::DenseSet<const Stmt *> InBlock;
-    std::function<void(const Stmt *, llvm::BitVector &)> Collect =
-        [&](const Stmt *St, llvm::BitVector &Into) {
-          if (!St || Budget == 0)
-            return;
-          --Budget;
-          auto Mention = [&](const Decl *D) {
-            if (const auto *VD = dyn_cast_or_null<VarDecl>(D)) {
-              auto It = Index.find(VD);
-              if (It != Index.end())
-                Into.set(It->second);
-              if (const CXXForRangeStmt *For = RangeFors.lookup(VD))
-                Collect(For->getRangeInit(), Into);
-            }
-          };
-          if (const auto *DRE = dyn_cast<DeclRefExpr>(St))
-            Mention(DRE->getDecl());
-          else if (const auto *DS = dyn_cast<DeclStmt>(St))
-            for (const Decl *D : DS->decls())
-              Mention(D);
-          for (const Stmt *Child : St->children())
-            if (!InBlock.count(Child))
-              Collect(Child, Into);
+    llvm::SmallVector<const Stmt *, 32> Pending; // A worklist, not recursion.
+    auto Collect = [&](const Stmt *Root, llvm::BitVector &Into) {
+      Pending.push_back(Root);
+      while (!Pending.empty()) {
+        const Stmt *St = Pending.pop_back_val();
+        if (!St || Budget == 0)
+          continue;
+        --Budget;
+        auto Mention = [&](const Decl *D) {
+          if (const auto *VD = dyn_cast_or_null<VarDecl>(D)) {
+            auto It = Index.find(VD);
+            if (It != Index.end())
+              Into.set(It->second);
+            if (const CXXForRangeStmt *For = RangeFors.lookup(VD))
+              Pending.push_back(For->getRangeInit());
+          }
         };
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(St))
+          Mention(DRE->getDecl());
+        else if (const auto *DS = dyn_cast<DeclStmt>(St))
+          for (const Decl *D : DS->decls())
+            Mention(D);
+        for (const Stmt *Child : St->children())
+          if (Child && !InBlock.count(Child))
+            Pending.push_back(Child);
+      }
+    };
     for (const CFGBlock *B : G) {
       llvm::BitVector &Into = Mentions[B->getBlockID()];
       InBlock.clear();
@@ -353,11 +357,11 @@ private:
     for (unsigned I = 0; I < ByOrder.size(); ++I)
       Position[ByOrder[I]->getBlockID()] = I;
     const unsigned ExitID = G.getExit().getBlockID();
-    std::vector<std::optional<State>> In(G.getNumBlockIDs());
-    auto Store = [&](std::optional<State> &Slot, State S) {
-      if (!Slot)
-        Out.PeakStoredStates = std::max(Out.PeakStoredStates, ++StoredStates);
-      Slot = std::move(S);
+    // By block ID; a pointer each, as most blocks hold no state at a time.
+    std::vector<std::unique_ptr<State>> In(G.getNumBlockIDs());
+    auto Store = [&](std::unique_ptr<State> &Slot, State S) {
+      Out.PeakStoredStates = std::max(Out.PeakStoredStates, ++StoredStates);
+      Slot = std::make_unique<State>(std::move(S));
     };
     // However this run ends, its states are gone after it.
     auto Release = llvm::make_scope_exit(
@@ -376,7 +380,7 @@ private:
       InReportSweep = true;
       for (; Done < End; ++Done) {
         const CFGBlock *B = ByOrder[Done];
-        std::optional<State> &Slot = In[B->getBlockID()];
+        std::unique_ptr<State> &Slot = In[B->getBlockID()];
         if (!Slot)
           continue;
         if (Report) {
@@ -422,7 +426,7 @@ private:
           State Joined = join(*Slot, T);
           if (Joined == *Slot)
             return;
-          Slot = std::move(Joined);
+          *Slot = std::move(Joined);
         }
         unsigned SuccAt = Position[Succ->getBlockID()];
         if (!Queued[SuccAt]) {

@@ -114,6 +114,23 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
   for (unsigned I = 0; I < Model.DeviceIdUses.size(); ++I)
     DeviceIdUsesByName[lastComponent(stripGlobal(Model.DeviceIdUses[I].Function).str())]
         .push_back(I);
+  auto AddKeys = [this](const auto &Map) {
+    for (const auto &Entry : Map)
+      LastComponents.insert(Entry.getKey());
+  };
+  AddKeys(FunctionsByName);
+  AddKeys(MethodsByName);
+  AddKeys(DescriptorTypesByName);
+  AddKeys(DeviceIdUsesByName);
+  for (const std::string *Name :
+       {&Model.DeviceIdType, &Model.DeviceIdKindEnum, &Model.LogicalEnumerator,
+        &Model.MeshEnumerator})
+    if (!Name->empty())
+      LastComponents.insert(lastComponent(stripGlobal(*Name).str()));
+}
+
+bool ApiIndex::mayName(const NamedDecl *D) const {
+  return D && D->getIdentifier() && LastComponents.contains(D->getName());
 }
 
 bool ApiIndex::declaredIn(const ASTContext &Ctx) const {
@@ -132,29 +149,8 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return true; }
 
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-    const CXXMethodDecl *Method = Call->getMethodDecl();
-    return !(Found = Method && Api.isDescriptorRecord(Method->getParent()));
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isa<CXXMemberCallExpr>(Call))
-      return true;
-    ApiRole Role = Api.roleOf(Call->getDirectCallee());
-    return !(Found = Role != ApiRole::None && Role != ApiRole::DeviceQuery);
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    return !(Found = Api.isDescriptorType(Construct->getType()));
-  }
-  /// std::vector<AsyncCopyDescriptor> and friends, filled with emplace_back.
-  bool VisitVarDecl(VarDecl *Var) {
-    const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-        Var->getType().getNonReferenceType()->getAsCXXRecordDecl());
-    if (!Spec || Spec->getTemplateArgs().size() == 0)
-      return true;
-    const TemplateArgument &First = Spec->getTemplateArgs()[0];
-    return !(Found = First.getKind() == TemplateArgument::Type &&
-                     Api.isDescriptorType(First.getAsType()));
-  }
+  bool VisitStmt(Stmt *S) { return !(Found = Api.isApiUse(*S)); }
+  bool VisitVarDecl(VarDecl *Var) { return !(Found = Api.isApiUse(*Var)); }
 
   bool Found = false;
 
@@ -163,6 +159,30 @@ private:
 };
 
 } // namespace
+
+bool ApiIndex::isApiUse(const Stmt &S) const {
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(&S)) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    return Method && isDescriptorRecord(Method->getParent());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    ApiRole Role = roleOf(Call->getDirectCallee());
+    return Role != ApiRole::None && Role != ApiRole::DeviceQuery;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S))
+    return isDescriptorType(Construct->getType());
+  return false;
+}
+
+bool ApiIndex::isApiUse(const VarDecl &Var) const {
+  // std::vector<AsyncCopyDescriptor> and friends, filled with emplace_back.
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Var.getType().getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || Spec->getTemplateArgs().size() == 0)
+    return false;
+  const TemplateArgument &First = Spec->getTemplateArgs()[0];
+  return First.getKind() == TemplateArgument::Type && isDescriptorType(First.getAsType());
+}
 
 bool ApiIndex::usedBy(const FunctionDecl &FD) const {
   ApiUseFinder Finder(*this);

@@ -8,15 +8,18 @@
 #include "clang/Basic/Version.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/Tooling.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/ApiModel.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
 #include <mutex>
@@ -150,23 +153,125 @@ static bool definesDescriptorType(const DeclContext &DC, const ApiIndex &Api) {
   return false;
 }
 
+/// Hands the matchers each node that a dma-* matcher can match, in the
+/// order clang's matcher walk reaches them (a function before its body),
+/// visiting what that walk visits (template instantiations and implicit code
+/// included) but not paying its cost at every node: MatchFinder::matchAST
+/// tries the registered kinds, its memoization and the traversal kind at
+/// each node, and on a realistic file that costs more than the whole
+/// analysis. The dma-* checks match definitions of functions that use the
+/// API, and calls, constructions and classes about the API, whose names are
+/// the model's (ApiIndex::mayName); a check that matches anything else must
+/// be added here. The fixtures run every check through both this and
+/// clang-tidy's own walk, and expect the same findings.
+///
+/// Which functions use the API (ApiIndex::usedBy, which the checks' matcher
+/// asks) is found in the same walk, from the same per-node test: a use marks
+/// the functions around it. The matchers run once the walk is done.
+class MatchableNodeVisitor : public RecursiveASTVisitor<MatchableNodeVisitor> {
+  using Base = RecursiveASTVisitor<MatchableNodeVisitor>;
+
+public:
+  /// Without \p Api (the options are in error), every node of these kinds.
+  MatchableNodeVisitor(ASTContext &Ctx, const ApiIndex *Api) : Ctx(Ctx), Api(Api) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  void matchAll(ast_matchers::MatchFinder &Finder) {
+    TraverseAST(Ctx);
+    for (const FunctionDecl *Function : UsingApi)
+      AnalysisCache::current().setUsesApi(*Function); // What the checks' matcher asks.
+    for (const Candidate &C : Candidates)
+      if (!Api || !C.Function || UsingApi.contains(C.Function))
+        Finder.match(C.Node, Ctx);
+  }
+
+  bool TraverseDecl(Decl *D) {
+    auto *Function = dyn_cast_or_null<FunctionDecl>(D);
+    if (!Function)
+      return Base::TraverseDecl(D);
+    Enclosing.push_back({Function, false});
+    bool Continue = Base::TraverseDecl(D);
+    bool Uses = Enclosing.back().UsesApi;
+    Enclosing.pop_back();
+    if (Uses) {
+      UsingApi.insert(Function);
+      if (!Enclosing.empty())
+        Enclosing.back().UsesApi = true;
+    }
+    return Continue;
+  }
+
+  bool VisitStmt(Stmt *S) {
+    if (Api && !Enclosing.empty() && !Enclosing.back().UsesApi && Api->isApiUse(*S))
+      Enclosing.back().UsesApi = true;
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (Api && !Enclosing.empty() && !Enclosing.back().UsesApi && Api->isApiUse(*V))
+      Enclosing.back().UsesApi = true;
+    return true;
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *D) {
+    // System headers hold no kernels: the checks' matcher skips them too.
+    if (D->isThisDeclarationADefinition() && !(Api && inSystemHeader(*D)))
+      Candidates.push_back({D, DynTypedNode::create(*D)});
+    return true;
+  }
+  bool VisitCXXRecordDecl(CXXRecordDecl *D) { return add(mayName(D), *D); }
+  bool VisitCallExpr(CallExpr *E) {
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+    const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+    return add(mayName(E->getDirectCallee()) || (Method && mayName(Method->getParent())), *E);
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    return add(mayName(E->getConstructor()->getParent()), *E);
+  }
+
+private:
+  struct Candidate {
+    const FunctionDecl *Function; ///< Matched only if it uses the API.
+    DynTypedNode Node;
+  };
+  struct EnclosingFunction {
+    const FunctionDecl *Function;
+    bool UsesApi;
+  };
+
+  bool mayName(const NamedDecl *D) const { return !Api || Api->mayName(D); }
+  template <typename Node> bool add(bool MayBeApi, const Node &N) {
+    if (MayBeApi)
+      Candidates.push_back({nullptr, DynTypedNode::create(N)});
+    return true;
+  }
+  bool inSystemHeader(const Decl &D) const {
+    const SourceManager &SM = Ctx.getSourceManager();
+    return SM.isInSystemHeader(SM.getExpansionLoc(D.getLocation()));
+  }
+
+  ASTContext &Ctx;
+  const ApiIndex *Api;
+  std::vector<Candidate> Candidates;
+  std::vector<EnclosingFunction> Enclosing;
+  llvm::DenseSet<const FunctionDecl *> UsingApi;
+};
+
 /// The checks of one translation unit and the matchers they registered, as
 /// clang-tidy's own consumer holds them, and told what the dma-* matchers can
-/// never match. The matchers walk the whole AST, the standard library's
-/// templates and their instantiations included, and that walk costs more
-/// than all of dmalint's own work on a typical file. Here, in a translation
-/// unit that never names a descriptor type, the walk is skipped; otherwise it
-/// covers the top-level declarations outside system headers (the kernels and
-/// their helpers), plus the ones that define the descriptor types, which the
-/// API model's validation reads. The clang-tidy plugin cannot do this: there
-/// the walk is shared with every other check.
+/// never match. In a translation unit that never names a descriptor type
+/// nothing is matched; otherwise the walk covers the top-level declarations
+/// outside system headers (the kernels and their helpers), plus the ones
+/// that define the descriptor types, which the API model's validation reads:
+/// not the standard library's templates and their instantiations. The
+/// clang-tidy plugin cannot do this: there the walk is clang-tidy's, shared
+/// with every other check.
 class DmaChecksConsumer : public ASTConsumer {
 public:
   DmaChecksConsumer(std::vector<std::unique_ptr<ClangTidyCheck>> Checks,
                     std::unique_ptr<ast_matchers::MatchFinder> Finder,
                     std::shared_ptr<const ApiIndex> Api)
-      : Checks(std::move(Checks)), Finder(std::move(Finder)),
-        Matching(this->Finder->newASTConsumer()), Api(std::move(Api)) {}
+      : Checks(std::move(Checks)), Finder(std::move(Finder)), Api(std::move(Api)) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Api) {
@@ -184,15 +289,18 @@ public:
       }
       Ctx.setTraversalScope(Scope);
     }
-    Matching->HandleTranslationUnit(Ctx);
+    // What MatchFinder::matchAST does around its walk.
+    for (const std::unique_ptr<ClangTidyCheck> &Check : Checks)
+      Check->onStartOfTranslationUnit();
+    MatchableNodeVisitor(Ctx, Api.get()).matchAll(*Finder);
+    for (const std::unique_ptr<ClangTidyCheck> &Check : Checks)
+      Check->onEndOfTranslationUnit();
   }
 
 private:
-  // Destroyed in reverse: the matching consumer, then the finder, then the
-  // checks it calls back.
+  // Destroyed in reverse: the finder, then the checks it calls back.
   std::vector<std::unique_ptr<ClangTidyCheck>> Checks;
   std::unique_ptr<ast_matchers::MatchFinder> Finder;
-  std::unique_ptr<ASTConsumer> Matching;
   std::shared_ptr<const ApiIndex> Api;
 };
 

@@ -32,6 +32,9 @@ public:
 
   /// ApiIndex::usedBy, computed once per function however many checks ask.
   bool usesApi(const clang::FunctionDecl &FD, const ApiIndex &Api);
+  /// Records that \p FD uses the API, found by a walk that applied
+  /// ApiIndex::isApiUse to the same nodes usedBy would visit.
+  void setUsesApi(const clang::FunctionDecl &FD) { UsesApi[&FD] = true; }
   /// True the first time \p Check reports at \p Loc: a function template's
   /// instantiations, and a lambda analysed both inline and on its own, report
   /// each spelling once.

@@ -14,6 +14,7 @@
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
 #include <map>
 #include <optional>
@@ -103,6 +104,11 @@ public:
   /// descriptor method or an API function, builds a descriptor, or declares
   /// a container of descriptors: the functions worth analysing.
   bool usedBy(const clang::FunctionDecl &FD) const;
+  /// What usedBy looks for, at one node (not its children): \p S calls a
+  /// descriptor method or an API function other than a device query, or
+  /// builds a descriptor; \p Var is a container of descriptors.
+  bool isApiUse(const clang::Stmt &S) const;
+  bool isApiUse(const clang::VarDecl &Var) const;
 
   /// True for a (possibly cv-qualified) descriptor class type.
   bool isDescriptorType(clang::QualType T) const;
@@ -117,6 +123,10 @@ public:
   const DeviceIdUse *deviceIdUseOf(const clang::FunctionDecl *FD) const;
   /// True when \p ECD is the enumerator for logical device ids.
   bool isLogicalEnumerator(const clang::EnumConstantDecl *ECD) const;
+  /// False when \p D's own name is not the last component of any name in
+  /// the model: then \p D is none of the API's types, functions, methods or
+  /// enumerators, and every query above answers no. One hash lookup.
+  bool mayName(const clang::NamedDecl *D) const;
 
 private:
   bool isNamed(const clang::NamedDecl *D, llvm::StringRef Qualified) const;
@@ -128,7 +138,7 @@ private:
   llvm::StringMap<ApiRole> MethodsByName;
   llvm::StringMap<std::vector<std::string>> DescriptorTypesByName;
   llvm::StringMap<llvm::SmallVector<unsigned, 1>> DeviceIdUsesByName; ///< Into DeviceIdUses.
-
+  llvm::StringSet<> LastComponents; ///< Of every name in the model.
 };
 
 /// The (first) method the model gives \p Role, or "" when none.

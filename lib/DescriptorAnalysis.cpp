@@ -14,6 +14,7 @@
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Analysis/CFG.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/FoldingSet.h"
@@ -1894,12 +1895,69 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
   return true;
 }
 
+uint64_t reachableBlocksAtLeast(const Stmt &Body) {
+  uint64_t Blocks = 0;
+  llvm::SmallVector<const Stmt *, 64> Pending{&Body};
+  while (!Pending.empty()) {
+    const Stmt *S = Pending.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+      // Its body is a CFG of its own; its captures are evaluated here.
+      for (const Expr *Init : Lambda->capture_inits())
+        Pending.push_back(Init);
+      continue;
+    }
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      if (!If->isConstexpr())
+        Blocks += 1; // The block that ends with the condition.
+    } else if (isa<DoStmt>(S)) {
+      Blocks += 1; // do { } while (0) runs once: its way back never runs.
+    } else if (isa<ForStmt, WhileStmt, CXXForRangeStmt>(S)) {
+      // The condition's block, and the one that loops back: a loop whose
+      // condition is a literal false never gets there.
+      const Expr *Cond = isa<ForStmt>(S)   ? cast<ForStmt>(S)->getCond()
+                         : isa<WhileStmt>(S) ? cast<WhileStmt>(S)->getCond()
+                                             : nullptr;
+      const Expr *Literal = Cond ? Cond->IgnoreParenImpCasts() : nullptr;
+      bool LiteralFalse = false;
+      if (const auto *Int = dyn_cast_or_null<IntegerLiteral>(Literal))
+        LiteralFalse = Int->getValue().isZero();
+      else if (const auto *Bool = dyn_cast_or_null<CXXBoolLiteralExpr>(Literal))
+        LiteralFalse = !Bool->getValue();
+      Blocks += LiteralFalse ? 1 : 2;
+    } else if (isa<ConditionalOperator, BinaryConditionalOperator, SwitchCase>(S)) {
+      Blocks += 1;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isLogicalOp()) {
+      Blocks += 1;
+    }
+    for (const Stmt *Child : S->children())
+      Pending.push_back(Child);
+  }
+  return Blocks;
+}
+
 FunctionAnalysis analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                  const ApiIndex &Api, const AnalysisLimits &Limits,
                                  const SummaryLookup &Summaries) {
   FunctionAnalysis Out;
   if (!FD.hasBody() || FD.isDependentContext())
     return Out;
+  // Every reachable block is visited at least once, so a function with more
+  // blocks than the work limit is skipped (runCFG). For a body long enough to
+  // hold that many branches, the AST says so before a CFG of that size is
+  // built: a branch takes at least one character, so shorter bodies are not
+  // counted (one written with macros may still be; then runCFG skips it).
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *Body = FD.getBody();
+  SourceLocation Begin = SM.getExpansionLoc(Body->getBeginLoc());
+  SourceLocation End = SM.getExpansionLoc(Body->getEndLoc());
+  if (Begin.isValid() && End.isValid() && SM.getFileID(Begin) == SM.getFileID(End) &&
+      SM.getFileOffset(End) - SM.getFileOffset(Begin) >= Limits.MaxBlockVisits &&
+      reachableBlocksAtLeast(*Body) > Limits.MaxBlockVisits) {
+    Out.HitWorkLimit = true;
+    return Out;
+  }
   Analyzer(Ctx, Api, Limits, Summaries, Out).run(FD);
   return Out;
 }

@@ -152,6 +152,13 @@ FunctionAnalysis analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContex
                                  const ApiIndex &Api, const AnalysisLimits &Limits,
                                  const SummaryLookup &Summaries = nullptr);
 
+/// A lower bound on the reachable blocks of the CFG of \p Body, where its
+/// code can run (a branch in code that never runs has no reachable block):
+/// one for each if, conditional operator, && and ||, case label and do-while
+/// loop, and two for each other loop (one if its condition is a literal
+/// false). Lambda bodies are not counted: each has a CFG of its own.
+uint64_t reachableBlocksAtLeast(const clang::Stmt &Body);
+
 /// True when \p T is a container (C array, std::array, std::vector, ...,
 /// std::optional) whose elements are descriptors.
 bool isDescriptorContainer(clang::QualType T, const ApiIndex &Api);

@@ -2,6 +2,7 @@
 #include "TestAst.h"
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/DescriptorAnalysis.h"
+#include "clang/Analysis/CFG.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -91,6 +92,81 @@ TEST(DescriptorAnalysis, FunctionLargerThanTheWorkLimitIsSkippedAtOnce) {
   EXPECT_TRUE(Result.HitWorkLimit);
   EXPECT_EQ(Result.BlockVisits, 0u);
   EXPECT_TRUE(Result.WaitSends.empty());
+}
+
+// The same when the body's text is too short to be counted (macros): the
+// CFG is built, and the fixed point gives up before its first visit.
+TEST(DescriptorAnalysis, FunctionWrittenWithMacrosIsSkippedAtOnceToo) {
+  auto AST = dmalint::test::parseKernel(
+      "#define NEST for (int i = 0; i < n; ++i) if (i % 2) d.start();\n"
+      "#define X4(a) a a a a\n"
+      "void steps(AsyncCopyDescriptor d, int n) { X4(X4(X4(NEST))) }\n");
+  const auto *FD = dmalint::test::findOne<FunctionDecl>(
+      *AST, functionDecl(hasName("steps"), isDefinition()));
+  dmalint::AnalysisLimits Limits;
+  Limits.MaxBlockVisits = 100; // 64 nests of 3 blocks or more; 60 characters.
+  dmalint::FunctionAnalysis Result =
+      dmalint::analyzeFunction(*FD, AST->getASTContext(), api(), Limits);
+  EXPECT_TRUE(Result.HitWorkLimit);
+  EXPECT_EQ(Result.BlockVisits, 0u);
+}
+
+// The AST's count is a lower bound of the CFG's reachable blocks: a function
+// it calls too large always is. Checked against clang's CFG on every kind of
+// branch, nested, with empty bodies, jumps out of loops, fallthrough, and a
+// lambda whose branches belong to its own CFG.
+TEST(DescriptorAnalysis, BlockLowerBoundNeverExceedsTheCfg) {
+  // Each body, and the count the bound gives it.
+  std::pair<const char *, uint64_t> Bodies[] = {
+      {"if (c) k++;", 1},
+      {"if (c) k++; else k--; if (k) {} if (c) ; else ;", 3},
+      {"if constexpr (sizeof(int) == 4) k++; else k--;", 0},
+      {"for (int i = 0; i < k; ++i) k--;", 2},
+      {"for (;;) { if (c) break; }", 3},
+      {"for (;;) {}", 2},
+      {"while (c) {}", 2},
+      {"while (k) { if (c) continue; k--; }", 3},
+      {"do { k--; } while (k);", 1},
+      {"do {} while (0);", 1},
+      {"while (0) { k++; }", 1},
+      {"while (1) {}", 2},
+      {"for (; false;) {}", 1},
+      {"for (int x : v) if (x) k += x;", 3},
+      {"for (int x : v) {}", 2},
+      {"switch (k) { case 0: k++; case 1: break; default: k--; }", 3},
+      {"switch (k) { case 0: case 1: case 2: return; }", 3},
+      {"k = c ? 1 : 2; k = k ?: 3;", 2},
+      {"c = c && k; c = c || (k && c);", 3},
+      {"if (c && k) { while (k || c) k--; }", 5},
+      {"auto f = [&] { if (c) k++; for (;;) {} }; f();", 0},
+      {"for (int i = 0; i < k; ++i) for (int j = 0; j < k; ++j) if (c) k++; else k--;", 5},
+      {"if (c) return; for (int i = 0; i < k; ++i) { if (i) return; }", 4},
+  };
+  for (auto [Body, Expected] : Bodies) {
+    auto AST = dmalint::test::parseKernel(
+        std::string("void steps(int k, bool c, std::vector<int> v) { ") + Body + " }");
+    const auto *FD = dmalint::test::findOne<FunctionDecl>(
+        *AST, functionDecl(hasName("steps"), isDefinition()));
+    auto G = CFG::buildCFG(FD, FD->getBody(), &AST->getASTContext(), CFG::BuildOptions());
+    ASSERT_TRUE(G) << Body;
+    unsigned Reachable = 0;
+    std::vector<bool> Seen(G->getNumBlockIDs(), false);
+    std::vector<const CFGBlock *> Pending{&G->getEntry()};
+    Seen[G->getEntry().getBlockID()] = true;
+    while (!Pending.empty()) {
+      const CFGBlock *B = Pending.back();
+      Pending.pop_back();
+      ++Reachable;
+      for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+        if (const CFGBlock *Next = Succ.getReachableBlock(); Next && !Seen[Next->getBlockID()]) {
+          Seen[Next->getBlockID()] = true;
+          Pending.push_back(Next);
+        }
+    }
+    uint64_t AtLeast = dmalint::reachableBlocksAtLeast(*FD->getBody());
+    EXPECT_EQ(AtLeast, Expected) << Body;
+    EXPECT_LE(AtLeast, Reachable - 1) << Body; // Not counting the entry.
+  }
 }
 
 // A descriptor leaves the state after the last statement that names it, so

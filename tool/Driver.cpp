@@ -197,28 +197,20 @@ public:
     auto *Function = dyn_cast_or_null<FunctionDecl>(D);
     if (!Function)
       return Base::TraverseDecl(D);
-    Enclosing.push_back({Function, false});
+    EnclosingUsesApi.push_back(false);
     bool Continue = Base::TraverseDecl(D);
-    bool Uses = Enclosing.back().UsesApi;
-    Enclosing.pop_back();
+    bool Uses = EnclosingUsesApi.back();
+    EnclosingUsesApi.pop_back();
     if (Uses) {
       UsingApi.insert(Function);
-      if (!Enclosing.empty())
-        Enclosing.back().UsesApi = true;
+      if (!EnclosingUsesApi.empty())
+        EnclosingUsesApi.back() = true;
     }
     return Continue;
   }
 
-  bool VisitStmt(Stmt *S) {
-    if (Api && !Enclosing.empty() && !Enclosing.back().UsesApi && Api->isApiUse(*S))
-      Enclosing.back().UsesApi = true;
-    return true;
-  }
-  bool VisitVarDecl(VarDecl *V) {
-    if (Api && !Enclosing.empty() && !Enclosing.back().UsesApi && Api->isApiUse(*V))
-      Enclosing.back().UsesApi = true;
-    return true;
-  }
+  bool VisitStmt(Stmt *S) { return noteUse(*S); }
+  bool VisitVarDecl(VarDecl *V) { return noteUse(*V); }
 
   bool VisitFunctionDecl(FunctionDecl *D) {
     // System headers hold no kernels: the checks' matcher skips them too.
@@ -239,11 +231,12 @@ public:
 private:
   // A pointer each: a file of 5,000 kernels collects tens of thousands.
   using Candidate = llvm::PointerUnion<const Decl *, const Stmt *>;
-  struct EnclosingFunction {
-    const FunctionDecl *Function;
-    bool UsesApi;
-  };
-
+  /// Marks the innermost function around \p N if \p N uses the API.
+  template <typename Node> bool noteUse(const Node &N) {
+    if (Api && !EnclosingUsesApi.empty() && !EnclosingUsesApi.back() && Api->isApiUse(N))
+      EnclosingUsesApi.back() = true;
+    return true;
+  }
   bool mayName(const NamedDecl *D) const { return !Api || Api->mayName(D); }
   template <typename Node> bool add(bool MayBeApi, const Node &N) {
     if (MayBeApi)
@@ -258,7 +251,7 @@ private:
   ASTContext &Ctx;
   const ApiIndex *Api;
   std::vector<Candidate> Candidates;
-  std::vector<EnclosingFunction> Enclosing;
+  std::vector<bool> EnclosingUsesApi; ///< Innermost function last.
   llvm::DenseSet<const FunctionDecl *> UsingApi;
 };
 

@@ -12,10 +12,12 @@ DataflowCheck::DataflowCheck(StringRef Name, tidy::ClangTidyContext *Context)
     : DmaCheck(Name, Context) {
   // Read as text: the bool specialisation of OptionsView::get is compiled
   // into clang-tidy and its mangled name differs between GCC and Clang.
-  StringRef Skipped = Options.get("ReportSkippedFunctions", "false");
+  // Each may be set for every dma-* check at once (a key without the check's
+  // name), as clang-tidy's own global options are.
+  StringRef Skipped = Options.getLocalOrGlobal("ReportSkippedFunctions", "false");
   ReportSkippedFunctions = Skipped.equals_insensitive("true") || Skipped == "1";
-  Limits.MaxBlockVisits = Options.get("WorkLimit", Limits.MaxBlockVisits);
-  StringRef Summaries = Options.get("CrossFunctionSummaries", "true");
+  Limits.MaxBlockVisits = Options.getLocalOrGlobal("WorkLimit", Limits.MaxBlockVisits);
+  StringRef Summaries = Options.getLocalOrGlobal("CrossFunctionSummaries", "true");
   Limits.UseSummaries = !(Summaries.equals_insensitive("false") || Summaries == "0");
 }
 
@@ -26,11 +28,27 @@ void DataflowCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ReportSkippedFunctions", ReportSkippedFunctions ? "true" : "false");
 }
 
+void DataflowCheck::onStartOfTranslationUnit() {
+  AnalysisCache::current().reset();
+  Pending.clear();
+  Order.clear();
+}
+
 namespace {
-/// ApiIndex::usedBy through the translation unit's cache: the dataflow
-/// checks share one walk per function.
+/// The analysis answers in terms of its own AST matcher: cheap gate first.
 AST_MATCHER_P(FunctionDecl, usesApi, std::shared_ptr<const ApiIndex>, Api) {
   return AnalysisCache::current().usesApi(Node, *Api);
+}
+
+bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B) {
+  if (A.size() != B.size())
+    return false;
+  for (size_t I = 0; I < A.size(); ++I)
+    if (A[I].RemoveRange.getBegin() != B[I].RemoveRange.getBegin() ||
+        A[I].RemoveRange.getEnd() != B[I].RemoveRange.getEnd() ||
+        A[I].CodeToInsert != B[I].CodeToInsert)
+      return false;
+  return true;
 }
 } // namespace
 
@@ -60,11 +78,53 @@ const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTCon
   return &A;
 }
 
-void DataflowCheck::noteConstructions(const FunctionAnalysis &Analysis,
+void DataflowCheck::reached(SourceLocation Key, std::optional<Candidate> Finding) {
+  auto [It, Inserted] = Pending.try_emplace(Key.getRawEncoding());
+  if (Inserted)
+    Order.push_back(Key.getRawEncoding());
+  if (Finding)
+    It->second.Found.push_back(std::move(*Finding));
+  else
+    It->second.Disproved = true;
+}
+
+void DataflowCheck::onEndOfTranslationUnit() {
+  for (unsigned Key : Order) {
+    Votes &V = Pending[Key];
+    if (V.Disproved || V.Found.empty())
+      continue;
+    bool AllDefinite = llvm::all_of(V.Found, [](const Candidate &C) { return C.Definite; });
+    const Candidate *Chosen = &V.Found.front();
+    if (!AllDefinite)
+      Chosen = &*llvm::find_if(V.Found, [](const Candidate &C) { return !C.Definite; });
+    bool SameFixes = llvm::all_of(V.Found, [&](const Candidate &C) {
+      return C.Definite != Chosen->Definite || sameFixes(C.Fixes, Chosen->Fixes);
+    });
+    {
+      auto Diag = diag(Chosen->Loc, "%0") << Chosen->Message;
+      if (SameFixes)
+        for (const FixItHint &Fix : Chosen->Fixes)
+          Diag << Fix;
+    }
+    std::vector<std::pair<SourceLocation, std::string>> Notes;
+    for (const Candidate &C : V.Found)
+      if (C.Definite == Chosen->Definite)
+        for (const auto &N : C.Notes)
+          if (!llvm::is_contained(Notes, N))
+            Notes.push_back(N);
+    for (const auto &[Loc, Text] : Notes)
+      diag(Loc, "%0", DiagnosticIDs::Note) << Text;
+  }
+  Pending.clear();
+  Order.clear();
+}
+
+void DataflowCheck::noteConstructions(Candidate &C, const FunctionAnalysis &Analysis,
                                       llvm::ArrayRef<OriginId> Origins, StringRef Message,
                                       StringRef Name) {
   for (OriginId Origin : Origins)
-    diag(constructionLoc(Analysis.Origins[Origin].Site), Message, DiagnosticIDs::Note) << Name;
+    if (const Expr *Site = Analysis.origin(Origin).Site)
+      C.Notes.push_back({constructionLoc(Site), formatMessage(Message, {Name.str()})});
 }
 
 std::string DataflowCheck::nameOf(const Expr *E, const ASTContext &Ctx) {
@@ -88,6 +148,21 @@ std::string DataflowCheck::nameOf(const Expr *E, const ASTContext &Ctx) {
   if (Text.empty() || Text.size() > 60 || Text.find('\n') != std::string::npos)
     return "descriptor";
   return Text;
+}
+
+std::string formatMessage(StringRef Format, llvm::ArrayRef<std::string> Args) {
+  std::string Out;
+  for (size_t I = 0; I < Format.size(); ++I) {
+    if (Format[I] == '%' && I + 1 < Format.size() && isdigit(Format[I + 1])) {
+      unsigned N = Format[I + 1] - '0';
+      if (N < Args.size())
+        Out += Args[N];
+      ++I;
+      continue;
+    }
+    Out += Format[I];
+  }
+  return Out;
 }
 
 } // namespace dmalint::checks

@@ -5,16 +5,37 @@
 #include "DmaCheck.h"
 #include "dmalint/AnalysisCache.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace dmalint::checks {
 
-/// A check that judges the events of the shared per-function analysis. It
+/// A diagnostic a dataflow check would give at one spelling, as data.
+struct Candidate {
+  clang::SourceLocation Loc;
+  std::string Message;
+  bool Definite = true;
+  std::vector<clang::FixItHint> Fixes;
+  std::vector<std::pair<clang::SourceLocation, std::string>> Notes;
+};
+
+/// A check that judges the answers of the shared per-function analysis. It
 /// owns no analysis of its own: it asks the translation unit's cache.
+///
+/// Its findings wait for the end of the translation unit: a template's
+/// instantiations each give their verdict on the spellings they reach, and a
+/// finding is reported once per spelling, only when no instantiation that
+/// reaches it proves it wrong (one that cannot tell does not object); it is
+/// definite when every one says so, and keeps its fix-its when every one
+/// would make the same.
 class DataflowCheck : public DmaCheck {
 public:
   DataflowCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
-  void onStartOfTranslationUnit() override { AnalysisCache::current().reset(); }
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
 
 protected:
@@ -25,17 +46,32 @@ protected:
   /// The analysis of \p FD, or null when it must not be judged: a template
   /// pattern, a translation unit with errors, or a function over the work
   /// limit (then reported as a remark when ReportSkippedFunctions is set).
-  const FunctionAnalysis *analysisOf(const clang::FunctionDecl &FD,
-                                     clang::ASTContext &Ctx);
-  /// One note per origin, at its construction; \p Message takes the name as %0.
-  void noteConstructions(const FunctionAnalysis &Analysis, llvm::ArrayRef<OriginId> Origins,
-                         llvm::StringRef Message, llvm::StringRef Name);
+  const FunctionAnalysis *analysisOf(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
+
+  /// One instantiation's verdict at \p Key: a finding, or (nullopt) a proof
+  /// that there is none there.
+  void reached(clang::SourceLocation Key, std::optional<Candidate> Finding);
+  /// Notes at the constructions of \p Origins, \p Message with %0 for \p Name.
+  static void noteConstructions(Candidate &C, const FunctionAnalysis &Analysis,
+                                llvm::ArrayRef<OriginId> Origins, llvm::StringRef Message,
+                                llvm::StringRef Name);
   /// The source text of a descriptor expression, for messages.
   static std::string nameOf(const clang::Expr *E, const clang::ASTContext &Ctx);
 
   AnalysisLimits Limits;
   bool ReportSkippedFunctions;
+
+private:
+  struct Votes {
+    std::vector<Candidate> Found;
+    bool Disproved = false;
+  };
+  std::map<unsigned, Votes> Pending;
+  std::vector<unsigned> Order;
 };
+
+/// \p Format with each %N replaced by \p Args[N].
+std::string formatMessage(llvm::StringRef Format, llvm::ArrayRef<std::string> Args);
 
 } // namespace dmalint::checks
 

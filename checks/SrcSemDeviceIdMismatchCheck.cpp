@@ -42,24 +42,24 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
   for (const ConstructionMismatch &Mismatch : Analysis->Mismatches) {
     const CXXConstructorDecl *Ctor = Mismatch.Construct->getConstructor();
     SourceLocation At = constructionLoc(Mismatch.Construct);
-    if (!AnalysisCache::current().firstReport("dma-src-sem-device-id-mismatch", At))
-      continue;
     StringRef SrcName = parameterName(Ctor, M.CtorSrcSemParam, "src_sem");
     StringRef DevName = parameterName(Ctor, M.CtorDeviceIdParam, "device_id");
     // Both ways round on different paths: name the first.
     StringRef SetName = Mismatch.OnlySrcSem ? SrcName : DevName;
     StringRef UnsetName = Mismatch.OnlySrcSem ? DevName : SrcName;
-    if (Mismatch.AlwaysMismatched)
-      diag(At, "either both or neither '%0' and '%1' can be set, but only '%2' is")
-          << SrcName << DevName << SetName;
-    else
-      diag(At, "either both or neither '%0' and '%1' can be set, but on some paths only "
-               "'%2' is")
-          << SrcName << DevName << SetName;
+    Candidate C;
+    C.Loc = At;
+    C.Definite = Mismatch.AlwaysMismatched;
+    C.Message = formatMessage(
+        Mismatch.AlwaysMismatched
+            ? "either both or neither '%0' and '%1' can be set, but only '%2' is"
+            : "either both or neither '%0' and '%1' can be set, but on some paths only '%2' is",
+        {SrcName.str(), DevName.str(), SetName.str()});
     for (const Expr *Unset : Mismatch.UnsetAt)
-      diag(isa<CXXConstructExpr>(Unset) ? constructionLoc(Unset) : Unset->getBeginLoc(),
-           "'%0' is left unset here", DiagnosticIDs::Note)
-          << UnsetName;
+      C.Notes.push_back({isa<CXXConstructExpr>(Unset) ? constructionLoc(Unset)
+                                                      : Unset->getBeginLoc(),
+                         formatMessage("'%0' is left unset here", {UnsetName.str()})});
+    reached(At, std::move(C));
   }
 }
 

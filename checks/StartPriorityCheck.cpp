@@ -54,25 +54,35 @@ void StartPriorityCheck::checkRemote(const FunctionDecl &Function, ASTContext &C
   const FunctionAnalysis *Analysis = analysisOf(Function, Ctx);
   if (!Analysis)
     return;
+  unsigned Index = Api->model().StartPriorityParam;
   for (const DescriptorUse &Use : Analysis->Starts) {
+    if (Index >= Use.Call->getNumArgs() || isa<CXXDefaultArgExpr>(Use.Call->getArg(Index)))
+      continue;
+    SourceLocation At = Use.Call->getArg(Index)->getBeginLoc();
     std::optional<int64_t> Priority = priorityOf(*Use.Call, Ctx);
-    // Out-of-range priorities are reported above, whatever the copy.
-    if (!Priority || *Priority != 1)
+    if (!Priority)
       continue;
-    auto [RemoteOrigins, AllRemote] = Analysis->originsOfKind(Use.Values, Remoteness::Remote);
-    SourceLocation At = Use.Call->getArg(Api->model().StartPriorityParam)->getBeginLoc();
-    if (RemoteOrigins.empty() ||
-        !AnalysisCache::current().firstReport("dma-start-priority", At))
+    // Out-of-range priorities are reported above, whatever the copy; 0 is
+    // right for any copy.
+    KindVerdict Remote = Analysis->verdict(Use.Values, Remoteness::Remote);
+    if (*Priority != 1 || Remote.Origins.empty()) {
+      if (*Priority != 1 || !Remote.AnyUnknown)
+        reached(At, std::nullopt);
       continue;
+    }
     std::string Name = nameOf(Use.Object, Ctx);
-    diag(At, "remote copy '%0' must be started with priority 0, got %1")
-        << Name << std::to_string(*Priority);
-    noteConstructions(*Analysis, RemoteOrigins,
-                      AllRemote ? "'%0' is a remote copy: built here with a device id and "
-                                  "source semaphore"
-                                : "'%0' may be a remote copy: built here with a device id and "
-                                  "source semaphore",
+    Candidate C;
+    C.Loc = At;
+    C.Definite = Remote.All;
+    C.Message = formatMessage("remote copy '%0' must be started with priority 0, got %1",
+                              {Name, std::to_string(*Priority)});
+    noteConstructions(C, *Analysis, Remote.Origins,
+                      Remote.All ? "'%0' is a remote copy: built here with a device id and "
+                                   "source semaphore"
+                                 : "'%0' may be a remote copy: built here with a device id and "
+                                   "source semaphore",
                       Name);
+    reached(At, std::move(C));
   }
 }
 

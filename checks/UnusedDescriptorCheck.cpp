@@ -46,18 +46,25 @@ void UnusedDescriptorCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionAnalysis *Analysis = analysisOf(*Function, Ctx);
   if (!Analysis)
     return;
+  std::vector<OriginId> Unused = Analysis->unusedConstructions();
   for (OriginId Id = 1; Id < Analysis->Origins.size(); ++Id) {
-    const OriginInfo &Origin = Analysis->Origins[Id];
-    if (Origin.Param || Origin.Kind == Remoteness::Unknown || !Origin.Site ||
-        (Id < Analysis->UsedOrEscaped.size() && Analysis->UsedOrEscaped[Id]))
+    const OriginInfo &Origin = Analysis->origin(Id);
+    if (!Origin.Site || Origin.isParameter() || Origin.Imported || Origin.Folded ||
+        Origin.Engaged || Origin.Kind == Remoteness::Unknown)
       continue;
     SourceLocation At = constructionLoc(Origin.Site);
-    if (!AnalysisCache::current().firstReport("dma-unused-descriptor", At))
+    if (!llvm::is_contained(Unused, Id)) {
+      reached(At, std::nullopt); // Used here: another instantiation's verdict is wrong.
       continue;
-    diag(At, "descriptor '%0' is built but never started or waited; did you mean to call "
-             "'%1' or '%2' on it?")
-        << constructionName(Origin.Site, Ctx) << methodWithRole(Api->model(), ApiRole::Start)
-        << methodWithRole(Api->model(), ApiRole::Wait);
+    }
+    Candidate C;
+    C.Loc = At;
+    C.Message = formatMessage("descriptor '%0' is built but never started or waited; did you "
+                              "mean to call '%1' or '%2' on it?",
+                              {constructionName(Origin.Site, Ctx),
+                               methodWithRole(Api->model(), ApiRole::Start),
+                               methodWithRole(Api->model(), ApiRole::Wait)});
+    reached(At, std::move(C));
   }
 }
 

@@ -147,53 +147,65 @@ bool prefersBraces(const Stmt &S, ASTContext &Ctx) {
   return Style.Braced > Style.Unbraced;
 }
 
-/// True when \p S is a receive-side wait (wait_recv() or wait()) on the
-/// descriptor spelled \p Object.
-bool isReceiveWaitOn(const Stmt *S, StringRef Object, const ApiIndex &Api, ASTContext &Ctx) {
-  const auto *E = dyn_cast<Expr>(S);
-  if (!E)
-    return false;
-  const auto *Call = dyn_cast<CXXMemberCallExpr>(E->IgnoreImplicit());
-  if (!Call)
-    return false;
-  ApiRole Role = Api.roleOf(Call->getMethodDecl());
-  return (Role == ApiRole::WaitRecv || Role == ApiRole::Wait) &&
-         spelling(Call->getImplicitObjectArgument()->IgnoreImplicit(), Ctx) == Object;
+/// The line break of the line \p Loc is on: "\r\n" in a CRLF file.
+std::string lineBreak(SourceLocation Loc, const SourceManager &SM) {
+  auto [File, Offset] = SM.getDecomposedLoc(Loc);
+  StringRef Buffer = SM.getBufferData(File);
+  size_t End = Buffer.find('\n', Offset);
+  if (End != StringRef::npos && End > 0 && Buffer[End - 1] == '\r')
+    return "\r\n";
+  return "\n";
+}
+
+/// True when evaluating \p E twice (in the guard and in the call) is the
+/// same as once: names, fields, constant or side-effect-free subscripts,
+/// dereferences, and the ->, * and [] of containers and smart pointers.
+bool repeatable(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreParenImpCasts();
+  if (isa<DeclRefExpr, CXXThisExpr>(E))
+    return true;
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return repeatable(ME->getBase(), Ctx);
+  if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
+    return repeatable(ASE->getBase(), Ctx) && !ASE->getIdx()->HasSideEffects(Ctx, true);
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    return UO->getOpcode() == UO_Deref && repeatable(UO->getSubExpr(), Ctx);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    OverloadedOperatorKind K = Op->getOperator();
+    if ((K != OO_Arrow && K != OO_Star && K != OO_Subscript) || Op->getNumArgs() == 0)
+      return false;
+    if (!repeatable(Op->getArg(0), Ctx))
+      return false;
+    return Op->getNumArgs() < 2 || !Op->getArg(1)->HasSideEffects(Ctx, true);
+  }
+  return false;
 }
 
 } // namespace
 
 llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSend,
-                                                const ApiIndex &Api, ASTContext &Ctx) {
+                                                ReceiveWaitAfter After, const ApiIndex &Api,
+                                                ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
-  std::string Object = spelling(WaitSend.getImplicitObjectArgument()->IgnoreImplicit(), Ctx);
   Placement P = placementOf(WaitSend, Ctx);
-  if (!P.Statement || Object.empty())
+  if (!P.Statement || After == ReceiveWaitAfter::Sometimes)
     return {};
   CharSourceRange Range = statementRange(*P.Statement, Ctx);
   if (Range.isInvalid())
     return {};
-  bool ReceiveWaitFollows = false;
-  if (const auto *Block = dyn_cast<CompoundStmt>(P.Parent)) {
-    bool After = false;
-    for (const Stmt *Sibling : Block->body()) {
-      if (After && isReceiveWaitOn(Sibling, Object, Api, Ctx))
-        ReceiveWaitFollows = true;
-      After |= Sibling == P.Statement;
-    }
-  }
-  if (!ReceiveWaitFollows) {
+  if (After == ReceiveWaitAfter::Never) {
     std::string WaitRecv = methodWithRole(Api.model(), ApiRole::WaitRecv);
-    if (WaitRecv.empty())
+    if (WaitRecv.empty() || Member->getMemberLoc().isMacroID())
       return {};
     return {FixItHint::CreateReplacement(
         CharSourceRange::getTokenRange(Member->getMemberLoc()), WaitRecv)};
   }
   // The wait that follows already takes the bytes: remove this one, with its
   // line when it stands alone on it. The removal starts at the previous
-  // line's newline: clang's fix-it merging drops a whitespace character next
-  // to a removal that would leave two adjacent ones.
+  // line's line break (clang's fix-it merging drops a whitespace character
+  // next to a removal that would leave two adjacent ones), so the removed
+  // line's own break ends the previous line: CRLF stays CRLF.
   SourceLocation Begin = Range.getBegin(), End = Range.getEnd();
   if (std::optional<std::string> Indent = leadingIndent(Begin, SM)) {
     auto [File, Offset] = SM.getDecomposedLoc(Begin);
@@ -203,8 +215,11 @@ llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSe
     size_t Stop = EndOffset;
     while (Stop < Buffer.size() && (Buffer[Stop] == ' ' || Buffer[Stop] == '\t'))
       ++Stop;
-    if (LineStart > 0 && (Stop == Buffer.size() || Buffer[Stop] == '\n')) {
-      Begin = Begin.getLocWithOffset(-static_cast<int>(Indent->size() + 1));
+    bool LineEnds = Stop == Buffer.size() || Buffer[Stop] == '\n' ||
+                    (Buffer[Stop] == '\r' && Stop + 1 < Buffer.size() && Buffer[Stop + 1] == '\n');
+    if (LineStart > 0 && LineEnds) {
+      size_t Break = LineStart >= 2 && Buffer[LineStart - 2] == '\r' ? 2 : 1;
+      Begin = Begin.getLocWithOffset(-static_cast<int>(Indent->size() + Break));
       End = End.getLocWithOffset(static_cast<int>(Stop - EndOffset));
     }
   }
@@ -216,11 +231,21 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
   const SourceManager &SM = Ctx.getSourceManager();
   const Expr *Object = WaitSend.getImplicitObjectArgument()->IgnoreImplicit();
   const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
-  std::string ObjectText = spelling(Object, Ctx);
   std::string IsRemote = methodWithRole(Api.model(), ApiRole::IsRemote);
-  // The guard evaluates the object a second time: only for plain names.
-  if (ObjectText.empty() || IsRemote.empty() ||
-      Object->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
+  // The guard evaluates the object a second time.
+  if (IsRemote.empty() || !repeatable(Object, Ctx))
+    return {};
+  // The object as written before the member operator, then that operator:
+  // `d.`, `p->`, `opt->`, `(*p).`.
+  SourceLocation ObjectBegin = WaitSend.getBeginLoc(), Operator = Member->getOperatorLoc();
+  if (ObjectBegin.isMacroID() || Operator.isMacroID() || Operator.isInvalid())
+    return {};
+  std::string Prefix =
+      Lexer::getSourceText(CharSourceRange::getCharRange(ObjectBegin, Operator), SM,
+                           Ctx.getLangOpts())
+          .rtrim()
+          .str();
+  if (Prefix.empty())
     return {};
   Placement P = placementOf(WaitSend, Ctx);
   if (!P.Statement)
@@ -228,8 +253,8 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
   CharSourceRange Range = statementRange(*P.Statement, Ctx);
   if (Range.isInvalid())
     return {};
-  std::string Guard =
-      "if (" + ObjectText + (Member->isArrow() ? "->" : ".") + IsRemote + "())";
+  std::string Guard = "if (" + Prefix + (Member->isArrow() ? "->" : ".") + IsRemote + "())";
+  std::string EOL = lineBreak(Range.getBegin(), SM);
   std::optional<std::string> Indent = leadingIndent(Range.getBegin(), SM);
   std::string ParentIndent = lineIndent(P.Parent->getBeginLoc(), SM);
   std::string Step;
@@ -250,8 +275,8 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
               FixItHint::CreateInsertion(Range.getBegin(), Guard + " "),
               FixItHint::CreateInsertion(Range.getEnd(), " }")};
     return {FixItHint::CreateInsertion(AfterParen, " {"),
-            FixItHint::CreateInsertion(Range.getBegin(), Guard + "\n" + *Indent + Step),
-            FixItHint::CreateInsertion(Range.getEnd(), "\n" + ParentIndent + "}")};
+            FixItHint::CreateInsertion(Range.getBegin(), Guard + EOL + *Indent + Step),
+            FixItHint::CreateInsertion(Range.getEnd(), EOL + ParentIndent + "}")};
   }
   bool Braces = prefersBraces(*P.Statement, Ctx);
   if (!Indent) {
@@ -261,9 +286,9 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
     return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " ")};
   }
   if (Braces)
-    return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " {\n" + *Indent + Step),
-            FixItHint::CreateInsertion(Range.getEnd(), "\n" + *Indent + "}")};
-  return {FixItHint::CreateInsertion(Range.getBegin(), Guard + "\n" + *Indent + Step)};
+    return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " {" + EOL + *Indent + Step),
+            FixItHint::CreateInsertion(Range.getEnd(), EOL + *Indent + "}")};
+  return {FixItHint::CreateInsertion(Range.getBegin(), Guard + EOL + *Indent + Step)};
 }
 
 } // namespace dmalint::checks

@@ -2,21 +2,28 @@
 //
 // Definite local copy, no receive-side wait follows:
 //   d.wait_send();            ->  d.wait_recv();
-// Definite local copy, a receive-side wait of d follows in the same block:
+// Definite local copy, a receive-side wait of d follows on every path (the
+// analysis decides it on the CFG):
 //   d.wait_send();            ->  (statement removed)
 //   d.wait_recv();                d.wait_recv();
+// Definite local copy, a receive-side wait follows on some paths only: no
+// fix-it (either edit would be wrong on some path).
 // Maybe local (guard, in the author's brace style and indentation; inside a
 // one-statement loop or if body):
 //   for (auto &d : ds)            for (auto &d : ds)
 //     d.wait_send();      ->        if (d.is_remote())
 //                                     d.wait_send();
-// No fix-it where the statement is not spelled in a file (a macro body).
+// The guard repeats the object as written before the member operator, with
+// the same operator: `p->`, `opt->`, `it->`, `(*p).`. Inserted lines end as
+// the file's lines do (CRLF stays CRLF). No fix-it where the statement is not
+// spelled in a file (a macro body).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DMALINT_CHECKS_WAITSENDFIXES_H
 #define DMALINT_CHECKS_WAITSENDFIXES_H
 
 #include "dmalint/ApiModel.h"
+#include "dmalint/DescriptorAnalysis.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/SmallVector.h"
@@ -24,8 +31,8 @@
 namespace dmalint::checks {
 
 llvm::SmallVector<clang::FixItHint, 2>
-definiteLocalFix(const clang::CXXMemberCallExpr &WaitSend, const ApiIndex &Api,
-                 clang::ASTContext &Ctx);
+definiteLocalFix(const clang::CXXMemberCallExpr &WaitSend, ReceiveWaitAfter After,
+                 const ApiIndex &Api, clang::ASTContext &Ctx);
 
 llvm::SmallVector<clang::FixItHint, 2>
 guardFix(const clang::CXXMemberCallExpr &WaitSend, const ApiIndex &Api,

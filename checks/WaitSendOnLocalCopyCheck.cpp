@@ -24,6 +24,8 @@ static SourceLocation calleeLoc(const Expr *Call) {
   if (const auto *CE = dyn_cast<CallExpr>(Call))
     if (const auto *DRE = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
       return DRE->getLocation();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Call))
+    return constructionLoc(Construct);
   return Call->getBeginLoc();
 }
 
@@ -45,32 +47,33 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   for (const DescriptorUse &Use : Analysis->WaitSends) {
-    auto [LocalOrigins, AllLocal] = Analysis->originsOfKind(Use.Values, Remoteness::Local);
-    if (LocalOrigins.empty())
-      continue;
     const auto *Member = cast<MemberExpr>(Use.Call->getCallee()->IgnoreParens());
-    if (!AnalysisCache::current().firstReport("dma-wait-send-on-local-copy",
-                                              Member->getMemberLoc()))
+    KindVerdict Local = Analysis->localOriginsAt(Use);
+    if (Local.Origins.empty()) {
+      // Reached, and no local copy: proven fine, unless it cannot tell.
+      if (!Local.AnyUnknown)
+        reached(Member->getMemberLoc(), std::nullopt);
       continue;
+    }
     std::string Name = nameOf(Use.Object, Ctx);
     StringRef Method = Use.Call->getMethodDecl()->getName();
-    {
-      auto Diag =
-          AllLocal
-              ? diag(Member->getMemberLoc(), "'%0' on '%1', a local copy with no send side")
-              : diag(Member->getMemberLoc(),
-                     "'%0' on '%1', which is a local copy on some paths");
-      Diag << Method << Name;
-      for (const FixItHint &Fix : AllLocal ? definiteLocalFix(*Use.Call, *Api, Ctx)
-                                           : guardFix(*Use.Call, *Api, Ctx))
-        Diag << Fix;
-    }
-    noteConstructions(*Analysis, LocalOrigins,
-                      AllLocal ? "'%0' is a local copy: built here without a device id and "
-                                 "source semaphore"
-                               : "'%0' is a local copy on this path: built here without a "
-                                 "device id and source semaphore",
+    Candidate C;
+    C.Loc = Member->getMemberLoc();
+    C.Definite = Local.All;
+    C.Message = formatMessage(Local.All ? "'%0' on '%1', a local copy with no send side"
+                                        : "'%0' on '%1', which is a local copy on some paths",
+                              {Method.str(), Name});
+    for (const FixItHint &Fix :
+         Local.All ? definiteLocalFix(*Use.Call, Analysis->receiveWaitAfter(Use), *Api, Ctx)
+                   : guardFix(*Use.Call, *Api, Ctx))
+      C.Fixes.push_back(Fix);
+    noteConstructions(C, *Analysis, Local.Origins,
+                      Local.All ? "'%0' is a local copy: built here without a device id and "
+                                  "source semaphore"
+                                : "'%0' is a local copy on this path: built here without a "
+                                  "device id and source semaphore",
                       Name);
+    reached(C.Loc, std::move(C));
   }
   for (const HelperWaitSend &Helper : Analysis->HelperWaitSends)
     reportHelperCall(Helper, *Analysis, Ctx);
@@ -79,11 +82,13 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
 void WaitSendOnLocalCopyCheck::reportHelperCall(const HelperWaitSend &Helper,
                                                 const FunctionAnalysis &Analysis,
                                                 ASTContext &Ctx) {
-  auto [LocalOrigins, AllLocal] = Analysis.originsOfKind(Helper.Values, Remoteness::Local);
-  if (LocalOrigins.empty() ||
-      !AnalysisCache::current().firstReport("dma-wait-send-on-local-copy",
-                                            Helper.Argument->getBeginLoc()))
+  KindVerdict Local = Analysis.verdict(Helper.Values, Remoteness::Local);
+  SourceLocation Key = Helper.Argument->getBeginLoc();
+  if (Local.Origins.empty()) {
+    if (!Local.AnyUnknown)
+      reached(Key, std::nullopt);
     return;
+  }
   // What the helper receives: a descriptor, a container's elements, or (for a
   // pointer) what it points to, named as the caller wrote it.
   const Expr *Argument = Helper.Argument->IgnoreParenImpCasts();
@@ -99,23 +104,28 @@ void WaitSendOnLocalCopyCheck::reportHelperCall(const HelperWaitSend &Helper,
   std::string What = Container ? "an element of '" + Name + "'" : "'" + Name + "'";
   const CXXMemberCallExpr *WaitSend = Helper.Requirement.WaitSend;
   StringRef Method = WaitSend->getMethodDecl()->getName();
-  diag(calleeLoc(Helper.Call), AllLocal ? "'%0' calls '%1' on %2, a local copy with no send side"
-                                        : "'%0' calls '%1' on %2, which is a local copy on "
-                                          "some paths")
-      << calleeName(Helper.Call) << Method << What;
-  noteConstructions(Analysis, LocalOrigins,
-                    AllLocal ? "%0 is a local copy: built here without a device id and source "
-                               "semaphore"
-                             : "%0 is a local copy on this path: built here without a device "
-                               "id and source semaphore",
+  Candidate C;
+  C.Loc = calleeLoc(Helper.Call);
+  C.Definite = Local.All;
+  C.Message = formatMessage(Local.All ? "'%0' calls '%1' on %2, a local copy with no send side"
+                                      : "'%0' calls '%1' on %2, which is a local copy on "
+                                        "some paths",
+                            {calleeName(Helper.Call), Method.str(), What});
+  noteConstructions(C, Analysis, Local.Origins,
+                    Local.All ? "%0 is a local copy: built here without a device id and source "
+                                "semaphore"
+                              : "%0 is a local copy on this path: built here without a device "
+                                "id and source semaphore",
                     What);
   // The way down to the wait_send, one helper at a time.
   for (const Expr *Through : Helper.Requirement.Through)
-    diag(calleeLoc(Through), "which passes it to '%0' here", DiagnosticIDs::Note)
-        << calleeName(Through);
-  diag(cast<MemberExpr>(WaitSend->getCallee()->IgnoreParens())->getMemberLoc(),
-       "'%0' is called here without an '%1()' guard", DiagnosticIDs::Note)
-      << Method << methodWithRole(Api->model(), ApiRole::IsRemote);
+    C.Notes.push_back({calleeLoc(Through),
+                       formatMessage("which passes it to '%0' here", {calleeName(Through)})});
+  C.Notes.push_back({cast<MemberExpr>(WaitSend->getCallee()->IgnoreParens())->getMemberLoc(),
+                     formatMessage("'%0' is called here without an '%1()' guard",
+                                   {Method.str(),
+                                    methodWithRole(Api->model(), ApiRole::IsRemote)})});
+  reached(Key, std::move(C));
 }
 
 } // namespace dmalint::checks

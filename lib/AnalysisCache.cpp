@@ -1,6 +1,8 @@
 //===- AnalysisCache.cpp - One descriptor analysis per function, shared ---===//
 #include "dmalint/AnalysisCache.h"
+#include "clang/AST/DeclCXX.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace dmalint {
 
@@ -12,33 +14,67 @@ AnalysisCache &AnalysisCache::current() {
 
 void AnalysisCache::reset() {
   Results.clear();
+  Scratch.clear();
   UsesApi.clear();
   Reported.clear();
   InProgress.clear();
   Recursive.clear();
   Provisional.clear();
   Retired.clear();
+  Classes.clear();
+  ClassesInProgress.clear();
+  TypeModels.clear();
+  Ctx = nullptr;
+  Api = nullptr;
+  Limits = nullptr;
 }
 
-bool AnalysisCache::usesApi(const clang::FunctionDecl &FD, const ApiIndex &Api) {
+TypeModel &AnalysisCache::types(const ApiIndex &For) {
+  std::unique_ptr<TypeModel> &Slot = TypeModels[&For];
+  if (!Slot)
+    Slot = std::make_unique<TypeModel>(For);
+  return *Slot;
+}
+
+bool AnalysisCache::usesApi(const clang::FunctionDecl &FD, const ApiIndex &For) {
   auto [It, Inserted] = UsesApi.try_emplace(&FD, false);
   if (Inserted)
-    It->second = Api.usedBy(FD);
+    It->second = For.usedBy(FD);
   return It->second;
 }
 
+void AnalysisCache::retire(std::map<Key, FunctionAnalysis> &From, Key K) {
+  if (auto Node = From.extract(K))
+    Retired.push_back(std::move(Node));
+}
+
 const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
-                                                clang::ASTContext &Ctx, const ApiIndex &Api,
-                                                const AnalysisLimits &Limits) {
-  Key K = keyOf(&FD, Limits);
+                                                clang::ASTContext &C, const ApiIndex &A,
+                                                const AnalysisLimits &L) {
+  // The outermost call sets what the nested ones (callees, classes) use.
+  bool Outermost = InProgress.empty();
+  auto Restore = llvm::make_scope_exit(
+      [this, OldCtx = Ctx, OldApi = Api, OldLimits = Limits] {
+        Ctx = OldCtx;
+        Api = OldApi;
+        Limits = OldLimits;
+      });
+  if (Outermost) {
+    Ctx = &C;
+    Api = &A;
+    Limits = &L;
+  }
+  Key K = keyOf(&FD, L);
   auto It = Results.find(K);
   if (It != Results.end())
     return It->second;
-  SummaryLookup Lookup = [&](const clang::FunctionDecl &Callee) {
-    return summary(Callee, Ctx, Api, Limits);
-  };
+  bool ClassPending = !ClassesInProgress.empty();
+  std::map<Key, FunctionAnalysis> &Store = ClassPending ? Scratch : Results;
+  if (auto S = Store.find(K); S != Store.end())
+    return S->second;
+  TypeModel &Types = types(A);
   InProgress.push_back(&FD);
-  FunctionAnalysis Result = analyzeFunction(FD, Ctx, Api, Limits, Lookup);
+  FunctionAnalysis Result = analyzeFunction(FD, C, A, L, this, &Types);
   // A recursive function saw itself (or a caller of itself) before its
   // summary was known: analyse it again with the summary just found, after
   // dropping what was computed from the stale one, until the summary stops
@@ -46,10 +82,10 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
   for (unsigned Round = 0; Recursive.count(&FD) && !Result.HitWorkLimit && Round < 3;
        ++Round) {
     Recursive.erase(&FD);
-    dropProvisional(&FD, Limits);
-    Results[K] = std::move(Result);
-    FunctionAnalysis Again = analyzeFunction(FD, Ctx, Api, Limits, Lookup);
-    bool Stable = Again.Summary == Results[K].Summary;
+    dropProvisional(&FD);
+    Store[K] = std::move(Result);
+    FunctionAnalysis Again = analyzeFunction(FD, C, A, L, this, &Types);
+    bool Stable = Again.Summary == Store[K].Summary;
     Result = std::move(Again);
     if (Stable)
       break;
@@ -58,38 +94,142 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
   Recursive.erase(&FD);
   // Once no recursion is open, what was provisional is final or gone.
   if (!Provisional.count(&FD) || InProgress.empty())
-    dropProvisional(&FD, Limits);
-  FunctionAnalysis &Stored = Results[K] = std::move(Result);
+    dropProvisional(&FD);
+  FunctionAnalysis &Stored = Store[K] = std::move(Result);
   if (InProgress.empty())
     Retired.clear();
   return Stored;
 }
 
-void AnalysisCache::dropProvisional(const clang::FunctionDecl *Keep,
-                                    const AnalysisLimits &Limits) {
+void AnalysisCache::dropProvisional(const clang::FunctionDecl *Keep) {
   for (const clang::FunctionDecl *Stale : Provisional)
-    if (Stale != Keep && !llvm::is_contained(InProgress, Stale))
-      if (auto Node = Results.extract(keyOf(Stale, Limits)))
-        Retired.push_back(std::move(Node));
+    if (Stale != Keep && !llvm::is_contained(InProgress, Stale)) {
+      retire(Results, keyOf(Stale, *Limits));
+      retire(Scratch, keyOf(Stale, *Limits));
+    }
   Provisional.clear();
 }
 
-const FunctionSummary *AnalysisCache::summary(const clang::FunctionDecl &FD,
-                                              clang::ASTContext &Ctx, const ApiIndex &Api,
-                                              const AnalysisLimits &Limits) {
+const FunctionSummary *AnalysisCache::function(const clang::FunctionDecl &FD) {
   auto OnStack = llvm::find(InProgress, &FD);
   if (OnStack != InProgress.end()) {
     Recursive.insert(&FD);
     for (auto It = std::next(OnStack); It != InProgress.end(); ++It)
       Provisional.insert(*It);
-    auto Earlier = Results.find(keyOf(&FD, Limits));
-    return Earlier == Results.end() ? nullptr : &Earlier->second.Summary;
+    for (std::map<Key, FunctionAnalysis> *Store : {&Results, &Scratch})
+      if (auto Earlier = Store->find(keyOf(&FD, *Limits)); Earlier != Store->end())
+        return &Earlier->second.Summary;
+    return nullptr;
   }
   // Deep chains of helpers: past this depth, calls are opaque.
   if (InProgress.size() >= 64)
     return nullptr;
-  const FunctionAnalysis &A = analysis(FD, Ctx, Api, Limits);
+  const FunctionAnalysis &A = analysis(FD, *Ctx, *Api, *Limits);
   return A.HitWorkLimit ? nullptr : &A.Summary;
+}
+
+namespace {
+
+/// The member functions whose effect on `*this` makes up what a class's
+/// members may hold: those with a body here, the implicit ones but copies
+/// and moves (which bring another object of the class: the same values).
+/// \p Incomplete: one is declared but its body is elsewhere.
+std::vector<const clang::CXXMethodDecl *> memberFunctions(const clang::CXXRecordDecl &RD,
+                                                          bool &Incomplete) {
+  std::vector<const clang::CXXMethodDecl *> Result;
+  Incomplete = false;
+  for (const clang::CXXMethodDecl *MD : RD.methods()) {
+    if (MD->isStatic() || MD->isDeleted() || MD->isDependentContext())
+      continue;
+    if (MD->isImplicit() || MD->isDefaulted()) {
+      if (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator())
+        continue;
+      if (const auto *Ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(MD);
+          Ctor && Ctor->isCopyOrMoveConstructor())
+        continue;
+      if (MD->hasBody())
+        Result.push_back(MD);
+      continue;
+    }
+    const clang::FunctionDecl *Definition = nullptr;
+    if (!MD->hasBody(Definition)) {
+      if (!MD->isPureVirtual())
+        Incomplete = true;
+      continue;
+    }
+    Result.push_back(llvm::cast<clang::CXXMethodDecl>(Definition));
+  }
+  return Result;
+}
+
+} // namespace
+
+const ClassSummary *AnalysisCache::members(const clang::CXXRecordDecl &RD) {
+  if (!Ctx || !Limits || !Limits->UseSummaries)
+    return nullptr;
+  ClassKey K{&RD, Limits->MaxBlockVisits, Limits->UseSummaries};
+  if (auto It = Classes.find(K); It != Classes.end())
+    return &It->second;
+  // A member function of the class, analysed to find the summary, reads it:
+  // what the rounds so far have found.
+  if (auto It = ClassesInProgress.find(K); It != ClassesInProgress.end())
+    return &It->second;
+  if (ClassesInProgress.size() >= 8 || InProgress.size() >= 64)
+    return nullptr;
+  bool Incomplete = false;
+  std::vector<const clang::CXXMethodDecl *> Methods = memberFunctions(RD, Incomplete);
+  ClassesInProgress[K].Incomplete = Incomplete;
+  bool Settled = false;
+  for (unsigned Round = 0; Round < 4 && !Settled; ++Round) {
+    ClassSummary Next;
+    Next.Incomplete = Incomplete;
+    for (const clang::CXXMethodDecl *MD : Methods) {
+      // Each round afresh: the analyses of the last one read its summary.
+      for (auto It = Scratch.begin(); It != Scratch.end();)
+        if (std::get<0>(It->first) == MD)
+          Retired.push_back(Scratch.extract(It++));
+        else
+          ++It;
+      InProgress.push_back(MD);
+      FunctionAnalysis A = analyzeFunction(*MD, *Ctx, *Api, *Limits, this, &types(*Api));
+      InProgress.pop_back();
+      if (A.HitWorkLimit) {
+        Next.Incomplete = true;
+        continue;
+      }
+      for (const PathValues &PV : A.Summary.ObjectStores) {
+        auto Same = llvm::find_if(Next.Members,
+                                  [&](const PathValues &Q) { return Q.Path == PV.Path; });
+        if (Same == Next.Members.end())
+          Next.Members.push_back(PV);
+        else
+          Same->Values.unionWith(PV.Values);
+      }
+    }
+    // What a member held before a member function ran is still a value it
+    // may hold: the summary only grows.
+    for (const PathValues &Old : ClassesInProgress[K].Members) {
+      auto Same = llvm::find_if(Next.Members,
+                                [&](const PathValues &Q) { return Q.Path == Old.Path; });
+      if (Same == Next.Members.end())
+        Next.Members.push_back(Old);
+      else
+        Same->Values.unionWith(Old.Values);
+    }
+    Settled = Next == ClassesInProgress[K] && Next.Incomplete == ClassesInProgress[K].Incomplete;
+    ClassesInProgress[K] = std::move(Next);
+  }
+  ClassSummary Final = std::move(ClassesInProgress[K]);
+  ClassesInProgress.erase(K);
+  if (!Settled)
+    Final.Incomplete = true;
+  // The analyses made on the way read a summary that was not final.
+  if (ClassesInProgress.empty())
+    for (auto It = Scratch.begin(); It != Scratch.end();)
+      Retired.push_back(Scratch.extract(It++));
+  if (InProgress.empty())
+    Retired.clear();
+  return &(Classes[K] = std::move(Final));
 }
 
 bool AnalysisCache::firstReport(llvm::StringRef Check, clang::SourceLocation Loc) {

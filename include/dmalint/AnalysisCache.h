@@ -2,23 +2,27 @@
 //
 // Checks are separate clang-tidy checks so users can enable each, but the
 // analysis runs once per function whatever the number of checks: the first
-// check that asks computes it, the others read it.
+// check that asks computes it, the others read it. The cache is also where
+// an analysis finds the summaries of the functions it calls and of the
+// classes whose members it reads (SummarySource), computed on demand.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DMALINT_ANALYSISCACHE_H
 #define DMALINT_ANALYSISCACHE_H
 
 #include "dmalint/DescriptorAnalysis.h"
+#include "dmalint/TypeModel.h"
 #include "llvm/ADT/DenseMap.h"
 #include <map>
+#include <memory>
 #include <set>
-#include <vector>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace dmalint {
 
-class AnalysisCache {
+class AnalysisCache : public SummarySource {
 public:
   /// The cache of the translation unit being processed on this thread.
   static AnalysisCache &current();
@@ -35,20 +39,27 @@ public:
   /// Records that \p FD uses the API, found by a walk that applied
   /// ApiIndex::isApiUse to the same nodes usedBy would visit.
   void setUsesApi(const clang::FunctionDecl &FD) { UsesApi[&FD] = true; }
-  /// True the first time \p Check reports at \p Loc: a function template's
-  /// instantiations, and a lambda analysed both inline and on its own, report
-  /// each spelling once.
+  /// True the first time \p Check reports at \p Loc.
   bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
+  /// The shapes of the translation unit's types under \p Api.
+  TypeModel &types(const ApiIndex &Api);
+
+  // SummarySource, for the analysis in progress.
+  const FunctionSummary *function(const clang::FunctionDecl &FD) override;
+  const ClassSummary *members(const clang::CXXRecordDecl &RD) override;
 
 private:
-  /// The summary of a callee, analysing it first if needed. Null while it is
-  /// being analysed (recursion: the caller treats the call as opaque, and the
-  /// function is analysed again once its own summary is known).
-  const FunctionSummary *summary(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
-                                 const ApiIndex &Api, const AnalysisLimits &Limits);
-
   /// Forgets the results in Provisional (but \p Keep's and those still in progress).
-  void dropProvisional(const clang::FunctionDecl *Keep, const AnalysisLimits &Limits);
+  void dropProvisional(const clang::FunctionDecl *Keep);
+  void retire(std::map<std::tuple<const clang::FunctionDecl *, unsigned, bool>,
+                       FunctionAnalysis> &From,
+              std::tuple<const clang::FunctionDecl *, unsigned, bool> K);
+
+  /// What the analysis in progress runs with (one translation unit, one
+  /// set of limits per outermost call).
+  clang::ASTContext *Ctx = nullptr;
+  const ApiIndex *Api = nullptr;
+  const AnalysisLimits *Limits = nullptr;
 
   std::vector<const clang::FunctionDecl *> InProgress; ///< The analysis stack.
   std::set<const clang::FunctionDecl *> Recursive;
@@ -63,11 +74,20 @@ private:
     return {FD, Limits.MaxBlockVisits, Limits.UseSummaries};
   }
   std::map<Key, FunctionAnalysis> Results;
+  /// Analyses made while a class summary is being computed: they read a
+  /// summary that is not final, so they are dropped once it is.
+  std::map<Key, FunctionAnalysis> Scratch;
   /// Results dropped while an analysis is running: a caller further up may
   /// still hold its callee's summary (Analyzer::call reads it across the
   /// evaluation of the arguments, which can analyse other functions). Freed
   /// when the outermost analysis returns.
   std::vector<std::map<Key, FunctionAnalysis>::node_type> Retired;
+
+  using ClassKey = std::tuple<const clang::CXXRecordDecl *, unsigned, bool>;
+  std::map<ClassKey, ClassSummary> Classes;
+  std::map<ClassKey, ClassSummary> ClassesInProgress;
+
+  std::map<const ApiIndex *, std::unique_ptr<TypeModel>> TypeModels;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
   std::set<std::pair<std::string, unsigned>> Reported;
 };

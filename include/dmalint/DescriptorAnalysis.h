@@ -1,36 +1,55 @@
 //===- DescriptorAnalysis.h - Per-function dataflow of DMA descriptors -*- C++ -*-===//
 //
 // For one function: which descriptor origins (where built; local, remote or
-// unknown) may reach each use, under which path assumptions. It runs once per
-// function; every check reads its events. The design and its limits are in
-// docs/design.md.
+// unknown) may reach each use, under which path assumptions; where each
+// origin is in its lifecycle; which constructions are never used. It runs
+// once per function (AnalysisCache.h); checks ask it the questions at the
+// end of this file and never read the state itself. The design and its
+// limits are in docs/design.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DMALINT_DESCRIPTORANALYSIS_H
 #define DMALINT_DESCRIPTORANALYSIS_H
 
 #include "dmalint/ApiModel.h"
-#include "dmalint/Lattice.h"
+#include "dmalint/Location.h"
+#include "dmalint/Values.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
-#include <functional>
 #include <optional>
 #include <vector>
 
 namespace dmalint {
 
+class TypeModel;
+
 /// Where and how a descriptor was built.
 struct OriginInfo {
   const clang::Expr *Site = nullptr; ///< The factory call, constructor, or wrapper call.
   Remoteness Kind = Remoteness::Unknown;
-  /// Set for the descriptor(s) a parameter brings in: of unknown kind inside
-  /// the function, and what its summary is about.
+  /// Set for the descriptors a parameter (or, with ImplicitObject, the object
+  /// a member function is called on) brings, at ParamPath below it: of
+  /// unknown kind inside the function, and what its summary is about.
   const clang::ParmVarDecl *Param = nullptr;
   unsigned ParamIndex = 0;
+  bool ImplicitObject = false;
+  AccessPath ParamPath;
   /// Set instead for the state of a local std::optional (the source semaphore
   /// or device id of the general constructor): engaged or not, built here.
   std::optional<bool> Engaged;
+  /// Built in another function and seen here through a summary (what a
+  /// class's member functions store in its members): never reported as unused
+  /// here, and reported at a helper call only where it was built.
+  bool Imported = false;
+  /// Stands for the origins of one kind folded together where a location
+  /// held too many (AnalysisLimits::MaxOriginsPerLocation): no site.
+  bool Folded = false;
+  /// What `*this` brings at a private member, which the class summary
+  /// already describes: it says nothing more of its kind (Queries.cpp).
+  bool Covered = false;
+
+  bool isParameter() const { return Param || ImplicitObject; }
 };
 
 /// The general constructor given exactly one of its source semaphore and
@@ -49,43 +68,90 @@ struct ConstructionMismatch {
 struct SendWaitRequirement {
   const clang::CXXMemberCallExpr *WaitSend = nullptr; ///< In the innermost helper.
   std::vector<const clang::Expr *> Through;           ///< Calls from here down to it.
-  /// Only when these bool parameters have these values (by index): a
+  /// Only when these bool parameters have these values: a
   /// `do_copy(bool wait, ...)` helper needs a remote copy only to wait.
-  llvm::SmallVector<std::pair<unsigned, bool>, 1> WhenParams;
+  ParamFacts WhenParams;
 };
 
-/// What a function does with one parameter (a descriptor, a container of
-/// descriptors, or a pointer to either), as its callers need to know.
+/// A requirement on the descriptors at one path below a parameter (or below
+/// what a pointer parameter designates): `void drain(Half &h)` that calls
+/// `h.send.wait_send()` requires a remote copy at `.send` only.
+struct PathRequirement {
+  AccessPath Path;
+  SendWaitRequirement Requirement;
+};
+
+/// What a function does with one parameter (or with the object of a member
+/// function), as its callers need to know.
 struct ParameterSummary {
-  std::optional<SendWaitRequirement> RequiresRemote;
-  bool MayUse = false;   ///< May start or wait it.
+  llvm::SmallVector<PathRequirement, 1> RequiresRemote;
+  bool MayUse = false;   ///< May start or wait what it holds.
   bool Escapes = false;  ///< May keep it beyond the call, or hand it where we cannot see.
-  bool MayWrite = false; ///< May assign it (through a reference or pointer).
+  bool MayWrite = false; ///< May assign what it holds (through a reference or pointer).
+};
+
+/// What a summary says a location may hold.
+struct SummaryValues {
+  /// Copies built inside the function, by construction and kind. Returned
+  /// ones become copies built at the call (so a wrapper of make_async_copy
+  /// is as precise as the factory); stored ones keep their site (Imported).
+  llvm::SmallVector<std::pair<const clang::Expr *, Remoteness>, 2> Built;
+  /// What a parameter brought, at a path below it.
+  llvm::SmallVector<std::pair<unsigned, AccessPath>, 1> FromParams;
+  bool FromObject = false; ///< What the object of the member function held.
+  bool Unknown = false;
+
+  void unionWith(const SummaryValues &Other);
+  friend bool operator==(const SummaryValues &A, const SummaryValues &B);
+};
+
+struct PathValues {
+  AccessPath Path;
+  SummaryValues Values;
 };
 
 /// What a function's callers need to know of it.
 struct FunctionSummary {
   std::vector<ParameterSummary> Params;
-  /// The kinds of the copies it builds and returns (a descriptor, or the
-  /// elements of a returned container).
-  llvm::SmallVector<Remoteness, 2> Returns;
-  llvm::SmallVector<unsigned, 2> ReturnsParams; ///< Parameters it may return.
-  bool ReturnsUnknown = false;
+  ParameterSummary Object; ///< The object of a member function (`this`).
+  /// What it returns, by path below the returned value (a descriptor at the
+  /// empty path, a container's elements, a struct's fields).
+  std::vector<PathValues> Returns;
+  /// A constructor or member function: what it may leave in `*this`, by path.
+  std::vector<PathValues> ObjectStores;
 
   friend bool operator==(const FunctionSummary &A, const FunctionSummary &B);
 };
 
-/// Summaries of the functions a function calls; null for a function whose
-/// body the translation unit does not have (or that is being analysed).
-using SummaryLookup = std::function<const FunctionSummary *(const clang::FunctionDecl &)>;
+/// What the member functions of one class may store in its members: the
+/// union of their ObjectStores. Inside a member function, `*this`'s members
+/// hold this (and whatever the caller's object held).
+struct ClassSummary {
+  std::vector<PathValues> Members;
+  /// Some member function could not be analysed (its body is elsewhere, or
+  /// the summary did not settle): the members may hold anything too.
+  bool Incomplete = false;
+  friend bool operator==(const ClassSummary &A, const ClassSummary &B);
+};
+
+/// Where the analysis of one function finds the summaries of others.
+class SummarySource {
+public:
+  virtual ~SummarySource() = default;
+  /// Null for a function whose body the translation unit does not have (or
+  /// that is being analysed and has no summary yet).
+  virtual const FunctionSummary *function(const clang::FunctionDecl &FD) = 0;
+  /// Null when the class's member functions cannot be summarised.
+  virtual const ClassSummary *members(const clang::CXXRecordDecl &RD) = 0;
+};
 
 /// A call that hands a descriptor to a helper whose summary waits its send side.
 struct HelperWaitSend {
   const clang::Expr *Call = nullptr;
   const clang::FunctionDecl *Callee = nullptr;
-  const clang::Expr *Argument = nullptr;
+  const clang::Expr *Argument = nullptr; ///< The object for a member function.
   unsigned Param = 0;
-  ValueSet Values; ///< Of the descriptor, or of the container's elements.
+  ValueSet Values; ///< Of the descriptors at the required paths.
   SendWaitRequirement Requirement;
 };
 
@@ -96,61 +162,94 @@ struct DescriptorUse {
   const clang::CXXMemberCallExpr *Call = nullptr;
   const clang::Expr *Object = nullptr;
   ValueSet Values;
-  /// Bool parameters of the function known on every path to the use, by
-  /// index: `if (wait) d.wait_send();` is reached only with wait == true.
-  llvm::SmallVector<std::pair<unsigned, bool>, 1> ParamFacts;
+  /// Bool parameters of the function known on every path to the use.
+  ParamFacts Params;
+  /// The origins that may still be in flight (started, receive side not
+  /// waited) just before the call, on some path.
+  llvm::SmallVector<OriginId, 2> InFlightBefore;
 };
 
 /// Bounds on the work one function may take.
 struct AnalysisLimits {
-  unsigned MaxBlockVisits = 100000;  ///< Over the function and its lambdas.
-  unsigned MaxValuesPerLocation = 32; ///< Beyond this, assumptions are dropped.
+  /// Steps over the function and its lambdas: a block visit is one step
+  /// plus one per value the state carries into it, so the bound is on time,
+  /// not only on visits.
+  unsigned MaxBlockVisits = 100000;
+  unsigned MaxValuesPerLocation = 32;   ///< Beyond this, assumptions are dropped.
+  unsigned MaxOriginsPerLocation = 16;  ///< Beyond this, origins of a kind are folded.
+  unsigned MaxAssumptionsPerValue = 8;  ///< Beyond this, the oldest are forgotten.
   unsigned MaxLambdaDepth = 4;
   bool UseSummaries = true; ///< Follow calls into functions of the same translation unit.
+};
+
+/// Whether a receive-side wait of a `wait_send`'s descriptor follows it.
+enum class ReceiveWaitAfter {
+  Never,      ///< On no path: `wait_send` -> `wait_recv` keeps the bytes taken.
+  Always,     ///< On every path: the `wait_send` can simply go.
+  Sometimes,  ///< On some paths, or the analysis cannot tell.
+};
+
+/// A descriptor use judged against one kind: the origins of that kind that
+/// may reach it, whether every value is of it, whether any is unknown.
+struct KindVerdict {
+  llvm::SmallVector<OriginId, 2> Origins;
+  bool All = false;
+  bool AnyUnknown = false;
 };
 
 struct FunctionAnalysis {
   std::vector<OriginInfo> Origins; ///< Indexed by OriginId; 0 is unknown.
   std::vector<DescriptorUse> WaitSends;
   std::vector<DescriptorUse> Starts;
+  std::vector<DescriptorUse> ReceiveWaits; ///< wait() and wait_recv().
   std::vector<HelperWaitSend> HelperWaitSends;
   std::vector<ConstructionMismatch> Mismatches;
   /// By OriginId: started or waited somewhere, or escaped (returned, stored
   /// beyond the function, handed to a function that may use or keep it).
   std::vector<bool> UsedOrEscaped;
+  /// By index into WaitSends: a receive-side wait of the same descriptor may
+  /// follow; the function may end (or the wait_send run again) without one.
+  std::vector<bool> ReceiveWaitMayFollow, ReceiveWaitMayBeMissing;
   FunctionSummary Summary;
   bool HitWorkLimit = false; ///< Then the events are empty: nothing is reported.
   unsigned BlockVisits = 0;
-  /// The most locations one block's entry state held: what a visit costs.
+  uint64_t Steps = 0; ///< What MaxBlockVisits bounds.
+  /// The most values and targets one block's entry state held: what a visit costs.
   unsigned PeakLocations = 0;
   /// The most block entry states held at once: with the CFG, what the
   /// analysis of a function keeps in memory.
   unsigned PeakStoredStates = 0;
   unsigned AssumptionsDropped = 0; ///< Times a set hit MaxValuesPerLocation.
+  unsigned OriginsFolded = 0;      ///< Times a location hit MaxOriginsPerLocation.
 
-  Remoteness kindOf(const Value &V) const { return Origins[V.Origin].Kind; }
+  // The queries the checks ask (lib/Queries.cpp).
 
-  /// The distinct origins of kind \p Kind among \p Values, and whether
-  /// every value is of that kind (a definite finding, not a maybe).
-  std::pair<llvm::SmallVector<OriginId, 2>, bool> originsOfKind(const ValueSet &Values,
-                                                                Remoteness Kind) const {
-    llvm::SmallVector<OriginId, 2> Found;
-    bool All = true;
-    for (const Value &V : Values.values()) {
-      if (kindOf(V) != Kind)
-        All = false;
-      else if (!llvm::is_contained(Found, V.Origin))
-        Found.push_back(V.Origin);
-    }
-    return {Found, All};
+  /// The origins of \p Kind among \p Values, and whether every value is of it.
+  KindVerdict verdict(const ValueSet &Values, Remoteness Kind) const;
+  /// The local copies that may reach a use (the descriptor of a wait_send).
+  KindVerdict localOriginsAt(const DescriptorUse &Use) const {
+    return verdict(Use.Values, Remoteness::Local);
   }
+  /// Copies built in this function that on every path from their
+  /// construction are neither started, waited nor escape.
+  std::vector<OriginId> unusedConstructions() const;
+  /// Whether a receive-side wait of \p WaitSend's descriptor follows it.
+  ReceiveWaitAfter receiveWaitAfter(const DescriptorUse &WaitSend) const;
+  /// The origins that may be in flight just before \p Use (a start or a wait).
+  llvm::ArrayRef<OriginId> inFlightAt(const DescriptorUse &Use) const {
+    return Use.InFlightBefore;
+  }
+  const OriginInfo &origin(OriginId Id) const { return Origins[Id]; }
+  Remoteness kindOf(const Value &V) const { return Origins[V.Origin].Kind; }
 };
 
 /// Analyses the body of \p FD (a definition that is not a template pattern),
-/// using \p Summaries for the functions it calls.
+/// using \p Summaries for the functions it calls and \p Types for the shapes
+/// of its types (a fresh one when null).
 FunctionAnalysis analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                                  const ApiIndex &Api, const AnalysisLimits &Limits,
-                                 const SummaryLookup &Summaries = nullptr);
+                                 SummarySource *Summaries = nullptr,
+                                 TypeModel *Types = nullptr);
 
 /// A lower bound on the reachable blocks of the CFG of \p Body, where its
 /// code can run (a branch in code that never runs has no reachable block):
@@ -160,7 +259,7 @@ FunctionAnalysis analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContex
 uint64_t reachableBlocksAtLeast(const clang::Stmt &Body);
 
 /// True when \p T is a container (C array, std::array, std::vector, ...,
-/// std::optional) whose elements are descriptors.
+/// std::optional) of things that hold descriptors.
 bool isDescriptorContainer(clang::QualType T, const ApiIndex &Api);
 
 } // namespace dmalint

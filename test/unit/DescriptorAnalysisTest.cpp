@@ -75,7 +75,7 @@ TEST(DescriptorAnalysis, WorkGrowsLinearlyWithSequentialLoopNests) {
   // Every wait_send is reached, each under its is_remote() guard.
   EXPECT_EQ(Hundred.WaitSends.size(), 100u);
   for (const dmalint::DescriptorUse &Use : Hundred.WaitSends)
-    EXPECT_FALSE(Hundred.originsOfKind(Use.Values, dmalint::Remoteness::Local).first.size())
+    EXPECT_FALSE(Hundred.localOriginsAt(Use).Origins.size())
         << "a local copy reaches a guarded wait_send";
 }
 

@@ -1,20 +1,18 @@
-//===- Lattice.h - Abstract values of DMA descriptors -----------*- C++ -*-===//
+//===- Values.h - Abstract values of DMA descriptors ------------*- C++ -*-===//
 //
 // A descriptor's abstract value at a program point is a set of Values. Each
 // Value names an Origin (where and how the descriptor was built: local,
-// remote, or unknown) and the Assumptions under which it reaches this point:
-// the polarity of side-effect-free conditions ("atoms") on the path that
-// carried it. Assumptions are what makes
+// remote, or unknown) and the facts it assumes: the polarity of atoms on the
+// path that carried it (Facts.h). Assumptions are what makes
 //     auto d = r ? remote(...) : local(...);  if (r) d.wait_send();
-// clean: the local Value carries r=false, and the branch drops it.
+// clean: the local Value assumes r=false, and the branch drops it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DMALINT_LATTICE_H
-#define DMALINT_LATTICE_H
+#ifndef DMALINT_VALUES_H
+#define DMALINT_VALUES_H
 
-#include "llvm/ADT/SmallVector.h"
+#include "dmalint/Facts.h"
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace dmalint {
@@ -22,18 +20,15 @@ namespace dmalint {
 enum class Remoteness : uint8_t { Local, Remote, Unknown };
 
 using OriginId = uint32_t;
-using AtomId = uint32_t;
 
-/// The origin every descriptor of unknown provenance shares (parameters,
-/// results of functions the analysis cannot see). Never reported.
+/// The origin every descriptor of unknown provenance shares (results of
+/// functions the analysis cannot see, what an opaque call may have left).
+/// Never reported.
 constexpr OriginId UnknownOrigin = 0;
-
-/// A conjunction of atom polarities, sorted by atom.
-using Assumptions = llvm::SmallVector<std::pair<AtomId, bool>, 2>;
 
 struct Value {
   OriginId Origin = UnknownOrigin;
-  Assumptions Assumed;
+  FactSet Assumed;
 
   friend bool operator==(const Value &A, const Value &B) {
     return A.Origin == B.Origin && A.Assumed == B.Assumed;
@@ -45,26 +40,30 @@ struct Value {
   }
 };
 
-/// A set of Values kept in a canonical form (sorted, no duplicates, no Value
-/// implied by another), so that equal sets compare equal and the fixed point
-/// is detected.
+/// A set of Values in a canonical form (sorted, no duplicates, no Value
+/// implied by another of the same origin), so that equal sets compare equal
+/// and the fixed point is detected.
 class ValueSet {
 public:
   ValueSet() = default;
   static ValueSet of(Value V);
+  static ValueSet of(OriginId Origin) { return of(Value{Origin, {}}); }
 
   const std::vector<Value> &values() const { return Values; }
   bool empty() const { return Values.empty(); }
   size_t size() const { return Values.size(); }
+  /// The distinct origins, in order.
+  llvm::SmallVector<OriginId, 4> origins() const;
+  bool hasOrigin(OriginId Origin) const;
 
   /// Adds every Value of \p Other.
   void unionWith(const ValueSet &Other);
   /// Adds \p Extra to the assumptions of every Value (a value that already
   /// assumes the opposite of one of them is dropped: it cannot be on this path).
-  void assume(const Assumptions &Extra);
-  /// Drops Values that assume \p Atom has the opposite polarity of \p Holds,
-  /// and removes the now-settled assumption from the rest.
-  void restrict(AtomId Atom, bool Holds);
+  void assume(const FactSet &Extra);
+  /// Drops Values that assume the opposite of \p F, and removes the
+  /// now-settled assumption from the rest.
+  void restrict(Fact F);
   /// Forgets everything assumed about \p Atom (its variables changed).
   void forget(AtomId Atom);
   /// Keeps only Values for which \p Keep is true.
@@ -75,8 +74,16 @@ public:
         Kept.push_back(V);
     Values = std::move(Kept);
   }
-  /// Forgets all assumptions (the bounded fallback when a set grows too big).
-  void dropAssumptions();
+  /// Replaces each Value's origin by \p Map(origin) (the bounded fallback
+  /// that folds many origins into one).
+  template <typename Fn> void remap(Fn Map) {
+    for (Value &V : Values)
+      V.Origin = Map(V.Origin);
+    normalize();
+  }
+  /// Forgets all assumptions, or those beyond the first \p Keep of each
+  /// value (the bounded fallback when a set grows too big).
+  void dropAssumptions(size_t Keep = 0);
 
   friend bool operator==(const ValueSet &A, const ValueSet &B) {
     return A.Values == B.Values;
@@ -88,12 +95,6 @@ private:
   std::vector<Value> Values;
 };
 
-/// True when \p Weaker's assumptions are a subset of \p Stronger's.
-bool implies(const Assumptions &Stronger, const Assumptions &Weaker);
-
-/// The conjunction of two assumption sets; false when they contradict.
-bool conjoin(const Assumptions &A, const Assumptions &B, Assumptions &Out);
-
 } // namespace dmalint
 
-#endif // DMALINT_LATTICE_H
+#endif // DMALINT_VALUES_H

@@ -1,0 +1,95 @@
+//===- Facts.h - What a path knows: atoms and their polarity ----*- C++ -*-===//
+//
+// The one shape of path knowledge. An atom is a side-effect-free condition
+// the analysis can test twice and get the same answer (`r`, `k % 2 == 0`,
+// `program_id(0) == 0`), or the pseudo-condition "the descriptor a parameter
+// brings is remote". A Fact is an atom with a polarity. A state knows a set
+// of facts (the branches taken on the path to it); a value carries the facts
+// under which it got here (its assumptions); a use or a summary projects
+// them onto the function's bool parameters (ParamFact).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_FACTS_H
+#define DMALINT_FACTS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include <cstdint>
+#include <optional>
+#include <tuple>
+
+namespace dmalint {
+
+using AtomId = uint32_t;
+
+/// An atom holding (or not) on a path.
+struct Fact {
+  AtomId Atom = 0;
+  bool Holds = true;
+
+  Fact opposite() const { return Fact{Atom, !Holds}; }
+  friend bool operator==(const Fact &A, const Fact &B) {
+    return A.Atom == B.Atom && A.Holds == B.Holds;
+  }
+  friend bool operator!=(const Fact &A, const Fact &B) { return !(A == B); }
+  friend bool operator<(const Fact &A, const Fact &B) {
+    return std::tie(A.Atom, A.Holds) < std::tie(B.Atom, B.Holds);
+  }
+};
+
+/// A conjunction of facts: sorted by atom, at most one polarity per atom.
+class FactSet {
+public:
+  FactSet() = default;
+  FactSet(std::initializer_list<Fact> Facts);
+
+  llvm::ArrayRef<Fact> facts() const { return Facts; }
+  bool empty() const { return Facts.empty(); }
+  size_t size() const { return Facts.size(); }
+  auto begin() const { return Facts.begin(); }
+  auto end() const { return Facts.end(); }
+
+  /// The polarity of \p Atom, if known.
+  std::optional<bool> lookup(AtomId Atom) const;
+  /// Adds \p F; false when the set already holds the opposite (a contradiction).
+  bool add(Fact F);
+  /// Forgets what is known of \p Atom; true when something was.
+  bool erase(AtomId Atom);
+  /// Keeps the first \p N facts (the bounded fallback: forgetting an
+  /// assumption only makes a value reach more paths).
+  void truncate(size_t N) { Facts.truncate(std::min(N, Facts.size())); }
+
+  /// Every fact of \p Weaker is in this set.
+  bool implies(const FactSet &Weaker) const;
+  /// The conjunction of \p A and \p B; false when they contradict.
+  static bool conjoin(const FactSet &A, const FactSet &B, FactSet &Out);
+  /// The facts both hold.
+  static FactSet intersect(const FactSet &A, const FactSet &B);
+  /// The facts of \p A that \p B does not hold.
+  static FactSet minus(const FactSet &A, const FactSet &B);
+
+  friend bool operator==(const FactSet &A, const FactSet &B) { return A.Facts == B.Facts; }
+  friend bool operator!=(const FactSet &A, const FactSet &B) { return !(A == B); }
+  friend bool operator<(const FactSet &A, const FactSet &B) {
+    return std::lexicographical_compare(A.Facts.begin(), A.Facts.end(), B.Facts.begin(),
+                                        B.Facts.end());
+  }
+
+private:
+  llvm::SmallVector<Fact, 2> Facts;
+};
+
+/// A bool parameter of the function, by index, with the value a path gives
+/// it: `if (wait) d.wait_send();` is reached only with wait == true.
+struct ParamFact {
+  unsigned Param = 0;
+  bool Holds = true;
+  friend bool operator==(const ParamFact &A, const ParamFact &B) {
+    return A.Param == B.Param && A.Holds == B.Holds;
+  }
+};
+using ParamFacts = llvm::SmallVector<ParamFact, 1>;
+
+} // namespace dmalint
+
+#endif // DMALINT_FACTS_H

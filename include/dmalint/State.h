@@ -1,0 +1,114 @@
+//===- State.h - The lattice element of the descriptor analysis -*- C++ -*-===//
+//
+// What the analysis knows at a program point:
+//
+//   Cells       location -> what it holds: the descriptor values that may be
+//               there (Values.h), or, for a pointer, reference, iterator or
+//               smart pointer, the locations it may designate (Location.h);
+//   Facts       the atoms known on every path here (Facts.h);
+//   Guards      bool variables that hold `d.is_remote()` for some d;
+//   Life        the lifecycle of each descriptor origin that is not surely
+//               idle: in flight, send side waited, receive side waited;
+//   Pending     `wait_send` calls whose descriptor has not yet had a
+//               receive-side wait on this path (for the fix-it's choice).
+//
+// The join (joinStates) is the least upper bound: cells and their values
+// unite, and a value that arrives from one side only is tagged with the
+// facts that side knew and the other did not, so a later branch on the same
+// condition can drop it; facts and guards are kept where both sides agree;
+// lifecycles unite state by state; pending waits unite.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_STATE_H
+#define DMALINT_STATE_H
+
+#include "dmalint/Facts.h"
+#include "dmalint/Location.h"
+#include "dmalint/Values.h"
+#include "clang/AST/Expr.h"
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace dmalint {
+
+/// What a location holds.
+struct Cell {
+  ValueSet Values;       ///< A descriptor, or an optional argument's engagement.
+  LocationList Targets;  ///< What a pointer, reference or iterator may designate.
+
+  friend bool operator==(const Cell &A, const Cell &B) {
+    return A.Values == B.Values && A.Targets == B.Targets;
+  }
+  friend bool operator!=(const Cell &A, const Cell &B) { return !(A == B); }
+};
+
+/// What a branch condition tells the analysis: that an atom holds (Negated:
+/// that it does not), and that the descriptors at Subjects are remote
+/// (`d.is_remote()`; SubjectsNegated: that they are local). A bool variable
+/// that holds `d.is_remote()` is both: a test of d, and an atom of its own.
+struct Guard {
+  std::optional<AtomId> Atom;
+  bool Negated = false;
+  LocationList Subjects;
+  bool SubjectsNegated = false;
+
+  bool empty() const { return !Atom && Subjects.empty(); }
+  friend bool operator==(const Guard &A, const Guard &B) {
+    return A.Atom == B.Atom && A.Negated == B.Negated && A.Subjects == B.Subjects &&
+           A.SubjectsNegated == B.SubjectsNegated;
+  }
+};
+
+/// The lifecycle of one origin, as the set of states it may be in.
+enum LifeState : uint8_t {
+  Idle = 1,       ///< Built, or done: nothing pending (what an origin not in Life is).
+  InFlight = 2,   ///< Started; neither side waited since.
+  SendWaited = 4, ///< Started; the send side waited, the receive side pending.
+  RecvWaited = 8, ///< Started; the receive side waited, the send side pending (remote).
+};
+using LifeMask = uint8_t;
+
+/// A `wait_send` whose descriptor, at Object, has had no receive-side wait
+/// since on this path.
+struct PendingReceive {
+  const clang::Expr *Use = nullptr;
+  Location Object;
+  friend bool operator==(const PendingReceive &A, const PendingReceive &B) {
+    return A.Use == B.Use && A.Object == B.Object;
+  }
+  friend bool operator<(const PendingReceive &A, const PendingReceive &B) {
+    return std::tie(A.Use, A.Object) < std::tie(B.Use, B.Object);
+  }
+};
+
+struct State {
+  bool Reachable = true;
+  std::map<Location, Cell> Cells;
+  FactSet Facts;
+  std::map<const clang::VarDecl *, Guard> Guards;
+  std::vector<std::pair<OriginId, LifeMask>> Life; ///< Sorted by origin.
+  std::vector<PendingReceive> Pending;             ///< Sorted.
+
+  /// The cells of \p Root and everything below it: one contiguous range.
+  std::pair<std::map<Location, Cell>::iterator, std::map<Location, Cell>::iterator>
+  cellsBelow(const Location &Root);
+  LifeMask lifeOf(OriginId Origin) const;
+  void setLife(OriginId Origin, LifeMask Mask);
+  /// How many values and targets the cells hold: what a visit costs.
+  size_t size() const;
+
+  friend bool operator==(const State &A, const State &B) {
+    return A.Reachable == B.Reachable && A.Cells == B.Cells && A.Facts == B.Facts &&
+           A.Guards == B.Guards && A.Life == B.Life && A.Pending == B.Pending;
+  }
+  friend bool operator!=(const State &A, const State &B) { return !(A == B); }
+};
+
+/// The join of two states (see the file comment).
+State joinStates(const State &A, const State &B);
+
+} // namespace dmalint
+
+#endif // DMALINT_STATE_H

@@ -1,0 +1,276 @@
+//===- Analyzer.h - The per-function descriptor analysis, by concern -*- C++ -*-===//
+//
+// Private to lib/. One Analyzer runs the analysis of one function (and the
+// lambdas it calls); its member functions live in the file of their concern:
+//
+//   Cfg.cpp             the CFG of a body, built once, with its range-for loops
+//   Liveness.cpp        locals no path mentions again leave the state
+//   Worklist.cpp        the component-ordered fixed point, the work bound
+//   Conditions.cpp      atoms, guards, constant conditions, refinement
+//   Memory.cpp          resolving expressions to locations, reads, writes, copies
+//   DescriptorModel.cpp transfer functions of the API's roles, optional arguments
+//   Transfer.cpp        C++ statements: declarations, initialisation, assignment
+//   Calls.cpp           calls: summaries, lambdas, opaque functions, std functions
+//   Summaries.cpp       what this function's callers learn of it
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_LIB_ANALYZER_H
+#define DMALINT_LIB_ANALYZER_H
+
+#include "dmalint/DescriptorAnalysis.h"
+#include "dmalint/State.h"
+#include "dmalint/TypeModel.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/FoldingSet.h"
+#include <map>
+#include <memory>
+#include <set>
+
+namespace dmalint {
+
+/// How a write replaces what a location held.
+enum class Update {
+  Weak,   ///< Adds to it: one element of a container, one of several targets.
+  Strong, ///< Replaces it, when it is one location that stands for one object.
+};
+
+/// The lifecycle events of a descriptor (DescriptorModel.cpp).
+enum class LifeEvent { Start, WaitSend, WaitRecv, Wait };
+
+/// Blocks reachable from the entry, in reverse post-order (Worklist.cpp).
+std::vector<const clang::CFGBlock *> reversePostOrder(const clang::CFG &G);
+
+class Analyzer {
+public:
+  Analyzer(clang::ASTContext &Ctx, const ApiIndex &Api, const AnalysisLimits &Limits,
+           SummarySource *Summaries, TypeModel &Types, FunctionAnalysis &Out);
+
+  void run(const clang::FunctionDecl &FD);
+
+  // ---------------------------------------------------------- Cfg.cpp ---
+  const clang::CFG *cfgFor(const clang::Decl *D, clang::Stmt *Body);
+  const clang::CXXForRangeStmt *rangeForOf(const clang::VarDecl *VD) const {
+    return RangeFors.lookup(VD);
+  }
+
+  // ----------------------------------------------------- Liveness.cpp ---
+  std::vector<llvm::SmallVector<const clang::VarDecl *, 2>> deadLocals(const clang::CFG &G);
+  void dropDeadLocals(const clang::CFGBlock &B, State &S);
+
+  // ----------------------------------------------------- Worklist.cpp ---
+  State runCFG(const clang::CFG &G, State Entry, bool Report, unsigned Depth);
+  /// Counts the steps of one block visit; false (and HitWorkLimit) past the bound.
+  bool chargeVisit(const clang::CFGBlock &B, const State &S);
+
+  // --------------------------------------------------- Conditions.cpp ---
+  bool collectAtomVars(const clang::Expr *E, llvm::SmallVectorImpl<const clang::VarDecl *> &Vars);
+  std::optional<AtomId> atomFor(const clang::Expr *E);
+  /// The value of a condition clang can evaluate as a constant (through
+  /// macros, constexpr names and the template arguments of an instantiation).
+  std::optional<bool> constantCondition(const clang::Expr *E) const;
+  Guard classify(const clang::Expr *Cond, const State &S);
+  /// Narrows \p S to the paths where \p G evaluates to \p Holds; marks it
+  /// unreachable when no such path exists.
+  void refine(State &S, const Guard &G, bool Holds);
+  /// \p VD may have changed: forget what conditions over it said.
+  void invalidateVar(const clang::VarDecl *VD, State &S);
+  /// The pseudo-atom "this parameter's descriptor is remote".
+  AtomId paramRemoteAtom(OriginId Origin);
+  /// A parameter's descriptor not known to be remote on its path.
+  bool isUnguardedParam(const Value &V) const;
+  ParamFacts paramFacts(const State &S) const;
+
+  // ------------------------------------------------------- Memory.cpp ---
+  /// The locations an lvalue expression may designate ({unknown} when the
+  /// model does not follow it).
+  LocationList resolve(const clang::Expr *E, const State &S);
+  /// The locations a pointer-like expression (pointer, iterator, smart
+  /// pointer) may designate.
+  LocationList designated(const clang::Expr *E, const State &S);
+  /// The locations of a method call's object: `d.f()` is d, `p->f()` is *p.
+  LocationList objectLocations(const clang::CXXMemberCallExpr *Call, const State &S);
+  /// The descriptor values at \p Locs.
+  ValueSet read(const LocationList &Locs, const State &S) const;
+  /// The targets of the pointers at \p Locs.
+  LocationList readTargets(const LocationList &Locs, const State &S) const;
+  /// Every descriptor value held at or below \p Locs (and, one level, in
+  /// what the pointers there designate).
+  ValueSet heldBelow(const LocationList &Locs, const State &S) const;
+  void write(const LocationList &Locs, const ValueSet &VS, State &S, Update How);
+  void writeTargets(const LocationList &Locs, const LocationList &Targets, State &S, Update How);
+  /// Copies what is at and below \p From (patterns) to \p To.
+  void copyObject(const LocationList &From, const Location &To, State &S, Update How);
+  /// Everything at and below \p L becomes unknown.
+  void forgetBelow(const Location &L, State &S);
+  /// Whatever is held below \p Locs escapes (the report sweep records it).
+  void escapeBelow(const LocationList &Locs, const State &S);
+  /// The cells below \p L go (a scope ends, a temporary is done).
+  void eraseBelow(const Location &L, State &S);
+  /// \p VD's scope ended.
+  void endLifetime(const clang::VarDecl *VD, State &S);
+  /// Cells for every leaf of \p T at \p Root, from \p Initial(leaf, cell).
+  template <typename Fn>
+  void materialize(const Location &Root, clang::QualType T, State &S, Fn Initial);
+  /// The constant index of a subscript, or PathStep::Any.
+  int32_t indexOf(const clang::Expr *Index) const;
+
+  // ---------------------------------------------- DescriptorModel.cpp ---
+  Value originValue(const clang::Expr *Site, Remoteness Kind);
+  Value importedValue(const clang::Expr *Site, Remoteness Kind);
+  Value paramValue(const clang::ParmVarDecl *P, unsigned Index, const AccessPath &Path);
+  Value objectValue(const AccessPath &Path);
+  Value foldedValue(Remoteness Kind);
+  static ValueSet unknown() { return ValueSet::of(Value{}); }
+  Value optionalValue(const clang::Expr *Site, bool Engaged);
+  ValueSet evalOptional(const clang::Expr *E, const State &S);
+  /// The descriptors the general constructor makes from \p Args.
+  ValueSet constructed(const clang::Expr *Site, llvm::ArrayRef<const clang::Expr *> Args,
+                       const State &S, bool Report);
+  /// A call of a descriptor method that plays an API role.
+  bool transferApiMethod(const clang::CXXMemberCallExpr *MC, State &S, bool Report);
+  void lifecycle(const LocationList &Locs, const ValueSet &Values, LifeEvent E, State &S);
+  void recordUse(std::vector<DescriptorUse> &Uses, const clang::CXXMemberCallExpr *Call,
+                 const ValueSet &Values, const State &S);
+  void markUsed(const ValueSet &VS);
+  void markEscaped(const ValueSet &VS);
+  /// Applies MaxValuesPerLocation, MaxOriginsPerLocation, MaxAssumptionsPerValue.
+  void bound(ValueSet &VS);
+  void bound(State &S);
+
+  // ----------------------------------------------------- Transfer.cpp ---
+  void transferBlock(const clang::CFGBlock &B, State &S, bool Report, unsigned Depth);
+  void transfer(const clang::Stmt *St, State &S, bool Report, unsigned Depth);
+  void declare(const clang::VarDecl *VD, State &S, bool Report, unsigned Depth);
+  /// Puts the value of \p Init (of type \p T) into the fresh location \p Dest.
+  void initialize(const Location &Dest, clang::QualType T, const clang::Expr *Init, State &S,
+                  bool Report, unsigned Depth);
+  /// Assigns the value of \p Init to \p Dest (several: a weak update).
+  void assign(const LocationList &Dest, clang::QualType T, const clang::Expr *Init, State &S,
+              bool Report, unsigned Depth);
+  /// The values of a descriptor-typed expression.
+  ValueSet eval(const clang::Expr *E, const State &S);
+  /// The locations a pointer-typed expression designates, building what a
+  /// `new` or `make_unique` allocates.
+  LocationList evalTargets(const clang::Expr *E, State &S, bool Report, unsigned Depth);
+  void transferOperatorCall(const clang::CXXOperatorCallExpr *Op, State &S, bool Report,
+                            unsigned Depth);
+  void transferMemberCall(const clang::CXXMemberCallExpr *MC, State &S, bool Report,
+                          unsigned Depth);
+  /// What push_back/emplace/insert adds to a container of \p ElementType.
+  void insertInto(const LocationList &Elements, clang::QualType ElementType,
+                  llvm::ArrayRef<const clang::Expr *> Args, const clang::Expr *Site, State &S,
+                  bool Report, unsigned Depth);
+  void recordReceivePending(const clang::CXXMemberCallExpr *WaitSend, const LocationList &Locs,
+                            const ValueSet &Values, State &S);
+  void receiveWaited(const LocationList &Locs, State &S);
+  void receiveMayBeWaited(const LocationList &Locs, State &S);
+  void pendingOverwritten(const LocationList &Locs, State &S);
+
+  // -------------------------------------------------------- Calls.cpp ---
+  const FunctionSummary *summaryFor(const clang::FunctionDecl *FD);
+  /// A call of a function (or constructor, or member function with \p Object).
+  void call(const clang::Expr *Call, const clang::FunctionDecl *Callee,
+            llvm::ArrayRef<const clang::Expr *> Args, const LocationList *Object, State &S,
+            bool Report, unsigned Depth);
+  void opaqueCall(const clang::FunctionDecl *Callee, llvm::ArrayRef<const clang::Expr *> Args,
+                  State &S, bool Report, unsigned Depth);
+  /// Where an argument passed to a parameter of type \p ParamType lives (for
+  /// a reference or pointer parameter: what the callee reaches through it).
+  LocationList argumentLocations(const clang::Expr *Arg, clang::QualType ParamType,
+                                 const State &S);
+  /// The descriptors an argument hands over, at and below.
+  ValueSet argumentValues(const clang::Expr *Arg, const State &S);
+  /// The values a summary says a location holds, for a call with \p Args.
+  ValueSet summaryValues(const SummaryValues &SV, const clang::Expr *Call,
+                         llvm::ArrayRef<const clang::Expr *> Args,
+                         const clang::FunctionDecl *Callee, const LocationList *Object,
+                         const AccessPath &Path, bool Imported, const State &S);
+  /// Applies a summary's ObjectStores to \p Object.
+  void applyObjectStores(const FunctionSummary &Summary, const clang::Expr *Call,
+                         llvm::ArrayRef<const clang::Expr *> Args,
+                         const clang::FunctionDecl *Callee, const LocationList &Object,
+                         Update How, State &S);
+  const clang::LambdaExpr *lambdaOf(const clang::Expr *E);
+  /// Runs a lambda's body from the caller's state, its parameters bound to
+  /// \p Args. One handed to another function may run or not (\p MayNotRun).
+  void inlineLambda(const clang::LambdaExpr *Lambda, const clang::CXXMethodDecl *CallOperator,
+                    llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
+                    bool Report, unsigned Depth);
+  void forgetCaptures(const clang::LambdaExpr *Lambda, State &S);
+  void transferStdCall(const clang::CallExpr *Call, FunctionEffect Effect, State &S, bool Report,
+                       unsigned Depth);
+  bool applies(const SendWaitRequirement &Requirement, llvm::ArrayRef<const clang::Expr *> Args);
+  void recordHelperWaitSend(const clang::Expr *Call, const clang::FunctionDecl *Callee,
+                            const clang::Expr *Arg, unsigned Param, const ValueSet &VS,
+                            const SendWaitRequirement &Inner);
+
+  // ---------------------------------------------------- Summaries.cpp ---
+  void recordReturn(const clang::Expr *Returned, State &S, unsigned Depth);
+  void summarise(const clang::FunctionDecl &FD, const State &Exit);
+  SummaryValues toSummary(const ValueSet &VS) const;
+
+  // ----------------------------------------------------------- shared ---
+  clang::ASTContext &Ctx;
+  const ApiIndex &Api;
+  const AnalysisLimits &Limits;
+  SummarySource *Summaries;
+  TypeModel &Types;
+  FunctionAnalysis &Out;
+
+  const clang::FunctionDecl *Function = nullptr;
+  /// The class of `*this` in a member function (or a lambda inside one).
+  const clang::CXXRecordDecl *ObjectClass = nullptr;
+  std::vector<bool> Used, Escaped; ///< By OriginId.
+  bool InReportSweep = false;      ///< Uses and escapes count only then.
+  unsigned StoredStates = 0;       ///< Block entry states held, over nested runs.
+  std::set<const clang::ParmVarDecl *> WrittenParams;
+  bool WroteObject = false;
+  std::map<OriginId, AtomId> ParamRemoteAtoms;
+  /// Set by a fold: uses of these origins are not known any more.
+  llvm::DenseSet<OriginId> FoldedAway;
+
+  std::map<const clang::Stmt *, std::unique_ptr<clang::CFG>> CFGs;
+  std::map<const clang::CFG *, std::vector<llvm::SmallVector<const clang::VarDecl *, 2>>>
+      DeadAfter;
+  llvm::DenseMap<const clang::VarDecl *, const clang::CXXForRangeStmt *> RangeFors;
+
+  std::map<std::tuple<const void *, Remoteness, bool>, OriginId> OriginIds;
+  std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;
+  std::map<std::tuple<const void *, bool, AccessPath>, OriginId> ParamOriginIds;
+  OriginId FoldedIds[2] = {0, 0};
+
+  struct AtomInfo {
+    llvm::FoldingSetNodeID Profile;
+    llvm::SmallVector<const clang::VarDecl *, 2> Vars;
+    std::optional<unsigned> BoolParam; ///< The atom is exactly this bool parameter.
+  };
+  std::vector<AtomInfo> Atoms;
+  llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
+  llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
+
+  /// Where a call's use is in its list of uses.
+  std::map<const clang::CXXMemberCallExpr *, size_t> UseIndex;
+  /// By wait_send call: a receive wait may follow / may be missing.
+  llvm::DenseMap<const clang::Expr *, std::pair<bool, bool>> ReceiveAfter;
+};
+
+template <typename Fn>
+void Analyzer::materialize(const Location &Root, clang::QualType T, State &S, Fn Initial) {
+  llvm::SmallVector<TypeModel::Leaf, 8> Leaves;
+  Types.leafPaths(T, Leaves);
+  for (const TypeModel::Leaf &Leaf : Leaves) {
+    Location L = Root.child(Leaf.Path.steps());
+    if (L.isUnknown())
+      continue;
+    Cell &C = S.Cells[L];
+    if (Leaf.Kind == Shape::Pointer)
+      C.Targets = {Location::unknown()};
+    Initial(Leaf, C);
+  }
+}
+
+} // namespace dmalint
+
+#endif // DMALINT_LIB_ANALYZER_H

@@ -1,0 +1,445 @@
+//===- Calls.cpp - Calls: summaries, lambdas, opaque functions, std -------===//
+//
+// A call to a function of the translation unit goes through its summary
+// (Summaries.cpp): what it does with each parameter and with the object of a
+// member function, what it returns, what it stores in the object. A lambda
+// that is called is analysed in place from the caller's state, its
+// parameters bound to the arguments. Any other call is opaque: what it is
+// handed escapes, and what it can write becomes unknown.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+const FunctionSummary *Analyzer::summaryFor(const FunctionDecl *FD) {
+  if (!FD || !Summaries || !Limits.UseSummaries || Api.roleOf(FD) != ApiRole::None)
+    return nullptr;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isVirtual())
+    return nullptr;
+  const FunctionDecl *Definition = nullptr;
+  if (!FD->hasBody(Definition) || Definition->isDependentContext())
+    return nullptr;
+  // Only functions that take, return or (as members) hold descriptors have
+  // anything to say; the rest (most of the standard library) are never
+  // analysed as callees.
+  auto Relevant = [&](QualType T) {
+    T = T.getNonReferenceType();
+    if (T->isPointerType())
+      T = T->getPointeeType();
+    return Types.holdsDescriptors(T);
+  };
+  const auto *MD = dyn_cast<CXXMethodDecl>(Definition);
+  bool Member = MD && !MD->isStatic() && MD->getParent() &&
+                Types.holdsDescriptors(QualType(MD->getParent()->getTypeForDecl(), 0));
+  if (!Member && !Relevant(Definition->getReturnType()) &&
+      llvm::none_of(Definition->parameters(),
+                    [&](const ParmVarDecl *P) { return Relevant(P->getType()); }))
+    return nullptr;
+  return Summaries->function(*Definition);
+}
+
+LocationList Analyzer::argumentLocations(const Expr *Arg, QualType ParamType, const State &S) {
+  const Expr *Plain = Arg->IgnoreParenImpCasts();
+  if (!ParamType.isNull() && ParamType->isPointerType())
+    return designated(Arg, S);
+  if (!ParamType.isNull() && ParamType->isReferenceType())
+    return resolve(Arg, S);
+  // By value: the object copied, when it is one.
+  const Expr *Source = stripWrappers(Arg);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Source);
+      Construct && Construct->getConstructor()->isCopyOrMoveConstructor() &&
+      Construct->getNumArgs() >= 1)
+    Source = Construct->getArg(0);
+  if (Source->isGLValue() && !isa<MaterializeTemporaryExpr>(Source->IgnoreParens()))
+    return resolve(Source, S);
+  if (Types.isPointer(Plain->getType()))
+    return designated(Plain, S);
+  return {};
+}
+
+ValueSet Analyzer::argumentValues(const Expr *Arg, const State &S) {
+  QualType T = Arg->getType();
+  if (Types.isDescriptor(T))
+    return eval(Arg, S);
+  if (Types.isPointer(T)) {
+    // What a `new` or `make_unique` here would build, too.
+    State Copy = S;
+    LocationList Targets = evalTargets(Arg, Copy, /*Report=*/false, 0);
+    return heldBelow(Targets, Copy);
+  }
+  if (!Types.holdsDescriptors(T))
+    return ValueSet();
+  LocationList Locs = argumentLocations(Arg, QualType(), S);
+  if (Locs.empty()) {
+    // A temporary aggregate or container: what building it puts in it.
+    Location Scratch = Location::heap(Arg);
+    State Copy = S;
+    initialize(Scratch, T, Arg, Copy, /*Report=*/false, 0);
+    return heldBelow({Scratch}, Copy);
+  }
+  return heldBelow(Locs, S);
+}
+
+ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
+                                 llvm::ArrayRef<const Expr *> Args, const FunctionDecl *Callee,
+                                 const LocationList *Object, const AccessPath &Path,
+                                 bool Imported, const State &S) {
+  ValueSet Result;
+  for (auto &[Site, Kind] : SV.Built)
+    Result.unionWith(ValueSet::of(Imported ? importedValue(Site, Kind)
+                                           : originValue(Call, Kind)));
+  for (auto &[Index, From] : SV.FromParams) {
+    if (Index >= Args.size()) {
+      Result.unionWith(unknown());
+      continue;
+    }
+    QualType ParamType = Callee && Index < Callee->getNumParams()
+                             ? Callee->getParamDecl(Index)->getType()
+                             : QualType();
+    LocationList Locs = argumentLocations(Args[Index], ParamType, S);
+    if (Locs.empty()) {
+      Result.unionWith(From.empty() && Types.isDescriptor(Args[Index]->getType())
+                           ? eval(Args[Index], S)
+                           : unknown());
+      continue;
+    }
+    LocationList At;
+    for (const Location &L : Locs)
+      addLocation(At, L.child(From.steps()));
+    Result.unionWith(read(At, S));
+  }
+  if (SV.FromObject) {
+    if (Object) {
+      LocationList At;
+      for (const Location &L : *Object)
+        addLocation(At, L.child(Path.steps()));
+      Result.unionWith(read(At, S));
+    } else {
+      Result.unionWith(unknown());
+    }
+  }
+  if (SV.Unknown)
+    Result.unionWith(unknown());
+  bound(Result);
+  return Result;
+}
+
+void Analyzer::applyObjectStores(const FunctionSummary &Summary, const Expr *Call,
+                                 llvm::ArrayRef<const Expr *> Args, const FunctionDecl *Callee,
+                                 const LocationList &Object, Update How, State &S) {
+  // Computed from the state before the call, applied after.
+  std::vector<std::pair<AccessPath, ValueSet>> Stores;
+  for (const PathValues &PV : Summary.ObjectStores)
+    Stores.push_back({PV.Path, summaryValues(PV.Values, Call, Args, Callee, &Object, PV.Path,
+                                             /*Imported=*/true, S)});
+  for (const Location &O : Object)
+    for (auto &[Path, Values] : Stores) {
+      Location At = O.child(Path.steps());
+      if (At.isUnknown())
+        continue;
+      write({At}, Values, S, How == Update::Strong && Object.size() == 1 ? Update::Strong
+                                                                          : Update::Weak);
+    }
+}
+
+bool Analyzer::applies(const SendWaitRequirement &Requirement,
+                       llvm::ArrayRef<const Expr *> Args) {
+  for (const ParamFact &F : Requirement.WhenParams) {
+    if (F.Param >= Args.size() || Args[F.Param]->isValueDependent())
+      continue;
+    bool Constant;
+    if (Args[F.Param]->EvaluateAsBooleanCondition(Constant, Ctx) && Constant != F.Holds)
+      return false;
+  }
+  return true;
+}
+
+void Analyzer::recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee,
+                                    const Expr *Arg, unsigned Param, const ValueSet &VS,
+                                    const SendWaitRequirement &Inner) {
+  auto It = llvm::find_if(Out.HelperWaitSends, [&](const HelperWaitSend &H) {
+    return H.Call == Call && H.Param == Param;
+  });
+  if (It == Out.HelperWaitSends.end())
+    Out.HelperWaitSends.push_back(HelperWaitSend{Call, Callee, Arg, Param, VS, Inner});
+  else
+    It->Values.unionWith(VS);
+}
+
+void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
+                    llvm::ArrayRef<const Expr *> Args, const LocationList *Object, State &S,
+                    bool Report, unsigned Depth) {
+  const FunctionSummary *Summary = summaryFor(Callee);
+  if (!Summary) {
+    opaqueCall(Callee, Args, S, Report, Depth);
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Callee);
+    if (Object && (!MD || !MD->isConst())) {
+      // A member function we cannot see may use, keep or change what the
+      // object holds.
+      escapeBelow(*Object, S);
+      receiveMayBeWaited(*Object, S);
+      for (const Location &L : *Object)
+        if (Types.holdsDescriptors(MD ? QualType(MD->getParent()->getTypeForDecl(), 0)
+                                      : QualType()))
+          forgetBelow(L, S);
+    } else if (Object) {
+      escapeBelow(*Object, S);
+    }
+    return;
+  }
+  // What the callee may do to one parameter (or to the object).
+  auto Apply = [&](const ParameterSummary &P, const LocationList &Locs, const Expr *Arg,
+                   unsigned Index, bool ByValue) {
+    ValueSet Held = Locs.empty() ? argumentValues(Arg, S) : heldBelow(Locs, S);
+    if (Report) {
+      if (P.MayUse)
+        markUsed(Held);
+      if (P.Escapes)
+        markEscaped(Held);
+      for (const PathRequirement &R : P.RequiresRemote) {
+        if (!applies(R.Requirement, Args))
+          continue;
+        ValueSet VS;
+        if (Locs.empty()) {
+          VS = R.Path.empty() ? eval(Arg, S) : unknown();
+        } else {
+          LocationList At;
+          for (const Location &L : Locs)
+            addLocation(At, L.child(R.Path.steps()));
+          VS = read(At, S);
+        }
+        // Copies a class summary brought in are reported where they were built.
+        VS.filter([&](const Value &V) { return !Out.Origins[V.Origin].Imported; });
+        if (!VS.empty())
+          recordHelperWaitSend(Call, Callee, Arg, Index, VS, R.Requirement);
+      }
+    }
+    if (P.MayUse || P.Escapes)
+      receiveMayBeWaited(Locs, S);
+    if (P.MayWrite && !ByValue)
+      for (const Location &L : Locs)
+        forgetBelow(L, S);
+  };
+  for (unsigned I = 0; I < Args.size(); ++I) {
+    const Expr *Arg = Args[I];
+    if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
+      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth);
+      continue;
+    }
+    if (I >= Summary->Params.size() || isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    QualType ParamType = I < Callee->getNumParams() ? Callee->getParamDecl(I)->getType()
+                                                     : QualType();
+    bool ByValue = ParamType.isNull() || (!ParamType->isReferenceType() &&
+                                          !ParamType->isPointerType());
+    Apply(Summary->Params[I], argumentLocations(Arg, ParamType, S), Arg, I, ByValue);
+  }
+  if (Object) {
+    const Expr *ObjectExpr = nullptr;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      ObjectExpr = MC->getImplicitObjectArgument();
+    if (ObjectExpr)
+      Apply(Summary->Object, *Object, ObjectExpr, ~0u, /*ByValue=*/false);
+    applyObjectStores(*Summary, Call, Args, Callee, *Object, Update::Weak, S);
+  }
+}
+
+void Analyzer::opaqueCall(const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args,
+                          State &S, bool Report, unsigned Depth) {
+  for (unsigned I = 0; I < Args.size(); ++I) {
+    const Expr *Arg = Args[I];
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
+      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth);
+      continue;
+    }
+    if (Report)
+      markEscaped(argumentValues(Arg, S)); // Handed where we cannot see.
+    QualType ParamType;
+    if (Callee && I < Callee->getNumParams())
+      ParamType = Callee->getParamDecl(I)->getType();
+    bool ByMutableRef = ParamType.isNull()
+                            ? Arg->isGLValue()
+                            : (ParamType->isReferenceType() &&
+                               !ParamType.getNonReferenceType().isConstQualified());
+    const Expr *Plain = Arg->IgnoreParenImpCasts();
+    auto VarOf = [](const Expr *E) -> const VarDecl * {
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+        return dyn_cast<VarDecl>(DRE->getDecl());
+      return nullptr;
+    };
+    if (const auto *UO = dyn_cast<UnaryOperator>(Plain); UO && UO->getOpcode() == UO_AddrOf) {
+      for (const Location &L : resolve(UO->getSubExpr(), S)) {
+        receiveMayBeWaited({L}, S);
+        forgetBelow(L, S);
+      }
+      if (const VarDecl *VD = VarOf(UO->getSubExpr()))
+        invalidateVar(VD, S);
+      continue;
+    }
+    if (Types.isPointer(Plain->getType())) {
+      LocationList Targets = designated(Plain, S);
+      receiveMayBeWaited(Targets, S);
+      bool ToConst = Plain->getType()->isPointerType() &&
+                     Plain->getType()->getPointeeType().isConstQualified();
+      if (!ToConst)
+        for (const Location &L : Targets)
+          forgetBelow(L, S);
+      continue;
+    }
+    if (!ByMutableRef)
+      continue;
+    if (Types.holdsDescriptors(Arg->getType())) {
+      LocationList Locs = resolve(Arg, S);
+      receiveMayBeWaited(Locs, S);
+      for (const Location &L : Locs)
+        forgetBelow(L, S);
+    }
+    if (const VarDecl *VD = VarOf(Arg))
+      invalidateVar(VD, S);
+  }
+}
+
+const LambdaExpr *Analyzer::lambdaOf(const Expr *E) {
+  E = stripWrappers(E);
+  if (const auto *L = dyn_cast<LambdaExpr>(E))
+    return L;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (VD->getInit() && VD->hasLocalStorage() && !VD->getType()->isReferenceType())
+        return dyn_cast<LambdaExpr>(stripWrappers(VD->getInit()));
+  return nullptr;
+}
+
+void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallOperator,
+                            llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
+                            bool Report, unsigned Depth) {
+  const CXXMethodDecl *Op = CallOperator ? CallOperator : Lambda->getCallOperator();
+  const CFG *G = Depth < Limits.MaxLambdaDepth && !Op->isDependentContext()
+                     ? cfgFor(Op, Op->getBody())
+                     : nullptr;
+  if (!G) {
+    forgetCaptures(Lambda, S);
+    for (const LocationList &Locs : ArgLocations) {
+      escapeBelow(Locs, S);
+      for (const Location &L : Locs)
+        forgetBelow(L, S);
+    }
+    return;
+  }
+  State Entry = S;
+  // Its parameters: a reference designates the argument, a value copies it.
+  for (unsigned I = 0; I < Op->getNumParams(); ++I) {
+    const ParmVarDecl *P = Op->getParamDecl(I);
+    Location Here = Location::variable(P);
+    QualType T = P->getType();
+    if (!Types.holdsDescriptors(T.getNonReferenceType()))
+      continue;
+    if (I >= ArgLocations.size() || ArgLocations[I].empty()) {
+      materialize(Here, T.getNonReferenceType(), Entry, [&](const TypeModel::Leaf &Leaf, Cell &C) {
+        if (Leaf.Kind != Shape::Pointer)
+          C.Values = unknown();
+      });
+      continue;
+    }
+    if (T->isReferenceType())
+      Entry.Cells[Here].Targets = ArgLocations[I];
+    else
+      copyObject(ArgLocations[I], Here, Entry, Update::Strong);
+  }
+  State Exit = runCFG(*G, std::move(Entry), Report, Depth + 1);
+  if (Out.HitWorkLimit)
+    return;
+  // The lambda's own locals and parameters end with it.
+  for (auto It = Exit.Cells.begin(); It != Exit.Cells.end();) {
+    const auto *D = It->first.Kind == Location::Variable
+                        ? static_cast<const Decl *>(It->first.Root)
+                        : nullptr;
+    It = D && D->getDeclContext() == Op ? Exit.Cells.erase(It) : std::next(It);
+  }
+  if (!Exit.Reachable) {
+    Exit = S; // It cannot return normally; keep the caller's view.
+  } else {
+    Exit.Facts = S.Facts;
+    Exit.Guards = S.Guards;
+  }
+  S = MayNotRun ? joinStates(S, Exit) : std::move(Exit);
+}
+
+void Analyzer::forgetCaptures(const LambdaExpr *Lambda, State &S) {
+  for (const LambdaCapture &C : Lambda->captures())
+    if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
+      if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar())) {
+        invalidateVar(VD, S);
+        LocationList Locs{Location::variable(VD)};
+        escapeBelow(Locs, S);
+        receiveMayBeWaited(Locs, S);
+        forgetBelow(Locs[0], S);
+      }
+}
+
+void Analyzer::transferStdCall(const CallExpr *Call, FunctionEffect Effect, State &S,
+                               bool Report, unsigned Depth) {
+  auto Args = callArguments(Call);
+  switch (Effect) {
+  case FunctionEffect::Visit: {
+    // std::visit(f, v): f called with the alternative v holds.
+    if (Args.empty())
+      return;
+    const LambdaExpr *Lambda = lambdaOf(Args[0]);
+    llvm::SmallVector<LocationList, 2> ArgLocations;
+    for (unsigned I = 1; I < Args.size(); ++I) {
+      LocationList Alternatives;
+      const TypeShape &TS = Types.shapeOf(Args[I]->getType());
+      for (const Location &Whole : resolve(Args[I], S))
+        for (const TypePart &P : TS.Parts)
+          addLocation(Alternatives, Whole.child(P.Step));
+      ArgLocations.push_back(Alternatives.empty() ? LocationList{Location::unknown()}
+                                                  : Alternatives);
+    }
+    if (!Lambda) {
+      opaqueCall(Call->getDirectCallee(), Args, S, Report, Depth);
+      return;
+    }
+    // The call operator visit instantiates for the first alternative.
+    const CXXMethodDecl *Op = Lambda->getCallOperator();
+    if (const FunctionTemplateDecl *Template = Op->getDescribedFunctionTemplate()) {
+      Op = nullptr;
+      for (const FunctionDecl *Spec : Template->specializations())
+        if (const auto *M = dyn_cast<CXXMethodDecl>(Spec); M && M->getNumParams() == 1 &&
+                                                            Types.holdsDescriptors(
+                                                                M->getParamDecl(0)->getType()
+                                                                    .getNonReferenceType())) {
+          Op = M;
+          break;
+        }
+      if (!Op) {
+        opaqueCall(Call->getDirectCallee(), Args, S, Report, Depth);
+        return;
+      }
+    }
+    inlineLambda(Lambda, Op, ArgLocations, S, /*MayNotRun=*/false, Report, Depth);
+    return;
+  }
+  case FunctionEffect::Identity:
+  case FunctionEffect::GetPart:
+  case FunctionEffect::GetPartAddress:
+  case FunctionEffect::AddressOf:
+  case FunctionEffect::Iterator:
+  case FunctionEffect::Nothing:
+  case FunctionEffect::MakeHeap:
+  case FunctionEffect::MakeAggregate:
+    return; // What they return is read where it is used.
+  case FunctionEffect::Unlisted:
+    opaqueCall(Call->getDirectCallee(), Args, S, Report, Depth);
+    return;
+  }
+}
+
+} // namespace dmalint

@@ -1,0 +1,48 @@
+//===- Cfg.cpp - The CFG of a body, built once per analysis ---------------===//
+#include "Analyzer.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+const CFG *Analyzer::cfgFor(const Decl *D, Stmt *Body) {
+  if (!Body)
+    return nullptr;
+  auto &Slot = CFGs[Body];
+  if (Slot)
+    return Slot.get();
+  CFG::BuildOptions Options;
+  // Elements are the statements transfer() acts on: calls, constructions,
+  // declarations and returns are always elements; assignments, ++/-- and
+  // lambdas (whose captures the liveness pass reads) are elements only when
+  // asked for. Every other subexpression is evaluated from its parent
+  // (eval), so making each one an element (setAllAlwaysAdd) would only cost
+  // memory: a block of n statements holds several times n.
+  Options.setAlwaysAdd(Stmt::BinaryOperatorClass)
+      .setAlwaysAdd(Stmt::CompoundAssignOperatorClass)
+      .setAlwaysAdd(Stmt::UnaryOperatorClass)
+      .setAlwaysAdd(Stmt::LambdaExprClass)
+      .setAlwaysAdd(Stmt::CXXNewExprClass);
+  Options.AddImplicitDtors = false;
+  Options.AddTemporaryDtors = false;
+  // A constructor's member initialisers (and the in-class initialisers it
+  // uses) are where its members get their descriptors.
+  Options.AddInitializers = isa<CXXConstructorDecl>(D);
+  // Where a local's scope ends its locations leave the state: the state
+  // then holds what is live, not everything the function ever declared,
+  // and a block visit costs the same early and late in a long function.
+  Options.AddLifetime = true;
+  Options.AddScopes = false;
+  Slot = CFG::buildCFG(D, Body, &Ctx, Options);
+  if (!Slot)
+    return nullptr;
+  // A range-for is the terminator of its loop's head: note its loop
+  // variable, which declare() binds to the range's elements.
+  for (const CFGBlock *B : *Slot)
+    if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(B->getTerminatorStmt()))
+      RangeFors[For->getLoopVariable()] = For;
+  DeadAfter[Slot.get()] = deadLocals(*Slot);
+  return Slot.get();
+}
+
+} // namespace dmalint

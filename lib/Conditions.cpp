@@ -1,0 +1,217 @@
+//===- Conditions.cpp - Atoms, guards, constant conditions, refinement ----===//
+//
+// A branch tells the analysis something when its condition is a constant
+// (the dead side contributes nothing), an atom (a side-effect-free
+// expression over locals, parameters, constants and device queries, interned
+// by its structural profile: the same condition tested twice is one atom), or
+// an is_remote() test of descriptors the memory model can name.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "dmalint/AstUtil.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+std::optional<bool> Analyzer::constantCondition(const Expr *E) const {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  bool Value;
+  if (E->EvaluateAsBooleanCondition(Value, Ctx))
+    return Value;
+  return std::nullopt;
+}
+
+bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Vars) {
+  E = E->IgnoreParenCasts();
+  if (isa<IntegerLiteral, CXXBoolLiteralExpr, CharacterLiteral, FloatingLiteral>(E))
+    return true;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<EnumConstantDecl>(DRE->getDecl()))
+      return true;
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD)
+      return false;
+    if (VD->getType().isConstQualified() && !VD->hasLocalStorage())
+      return true;
+    if (!VD->hasLocalStorage())
+      return false;
+    // What a reference names may be written through another name; not when
+    // the function sees it const (`const Step &last`).
+    if (VD->getType()->isReferenceType() &&
+        !VD->getType().getNonReferenceType().isConstQualified())
+      return false;
+    Vars.push_back(VD);
+    return true;
+  }
+  // Through a pointer to const (`*flag`, `last->forward`): as through a
+  // const reference.
+  auto PointsToConst = [](const Expr *Pointer) {
+    QualType T = Pointer->getType();
+    return T->isPointerType() && T->getPointeeType().isConstQualified();
+  };
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->getOpcode() == UO_Deref)
+      return PointsToConst(UO->getSubExpr()) && collectAtomVars(UO->getSubExpr(), Vars);
+    return !UO->isIncrementDecrementOp() && UO->getOpcode() != UO_AddrOf &&
+           collectAtomVars(UO->getSubExpr(), Vars);
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E))
+    return !BO->isAssignmentOp() && !BO->isCommaOp() && collectAtomVars(BO->getLHS(), Vars) &&
+           collectAtomVars(BO->getRHS(), Vars);
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return (!ME->isArrow() || PointsToConst(ME->getBase())) &&
+           isa<FieldDecl>(ME->getMemberDecl()) && collectAtomVars(ME->getBase(), Vars);
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    if (Api.roleOf(CE->getDirectCallee()) != ApiRole::DeviceQuery)
+      return false;
+    for (const Expr *Arg : CE->arguments())
+      if (!isa<StringLiteral>(Arg->IgnoreParenImpCasts()) && !collectAtomVars(Arg, Vars))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+std::optional<AtomId> Analyzer::atomFor(const Expr *E) {
+  // A constant is folded where it is tested, never an atom: `1 ? r : l`
+  // is r, not "r when 1 holds".
+  if (constantCondition(E))
+    return std::nullopt;
+  llvm::SmallVector<const VarDecl *, 2> Vars;
+  if (!collectAtomVars(E, Vars))
+    return std::nullopt;
+  llvm::FoldingSetNodeID Profile;
+  E->IgnoreParenCasts()->Profile(Profile, Ctx, /*Canonical=*/true);
+  auto &Bucket = AtomsByHash[Profile.ComputeHash()];
+  for (AtomId Id : Bucket)
+    if (Atoms[Id].Profile == Profile)
+      return Id;
+  AtomId Id = static_cast<AtomId>(Atoms.size());
+  Atoms.push_back(AtomInfo{Profile, {}, std::nullopt});
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
+    if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()))
+      if (P->getType()->isBooleanType() && P->getDeclContext() == Function)
+        Atoms[Id].BoolParam = P->getFunctionScopeIndex();
+  for (const VarDecl *VD : Vars)
+    if (!llvm::is_contained(Atoms[Id].Vars, VD)) {
+      Atoms[Id].Vars.push_back(VD);
+      AtomsByVar[VD].push_back(Id);
+    }
+  Bucket.push_back(Id);
+  return Id;
+}
+
+void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
+  S.Guards.erase(VD);
+  auto It = AtomsByVar.find(VD);
+  if (It == AtomsByVar.end())
+    return;
+  for (AtomId Id : It->second) {
+    S.Facts.erase(Id);
+    for (auto &[L, C] : S.Cells)
+      C.Values.forget(Id);
+  }
+}
+
+Guard Analyzer::classify(const Expr *Cond, const State &S) {
+  Guard G;
+  const Expr *E = Cond->IgnoreParenCasts();
+  while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->getOpcode() != UO_LNot)
+      break;
+    G.Negated = !G.Negated;
+    E = UO->getSubExpr()->IgnoreParenCasts();
+  }
+  G.SubjectsNegated = G.Negated;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+      Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
+    LocationList Subjects = objectLocations(Call, S);
+    if (!hasUnknown(Subjects))
+      G.Subjects = std::move(Subjects);
+    return G;
+  }
+  // A bool that holds d.is_remote(): a test of d, and an atom of its own.
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+      auto Stored = S.Guards.find(VD);
+      if (Stored != S.Guards.end()) {
+        G.Subjects = Stored->second.Subjects;
+        G.SubjectsNegated ^= Stored->second.SubjectsNegated;
+      }
+    }
+  G.Atom = atomFor(E);
+  return G;
+}
+
+void Analyzer::refine(State &S, const Guard &G, bool Holds) {
+  bool Outcome = Holds != G.SubjectsNegated;
+  // Descriptors of the other kind are not on this path. A parameter's
+  // descriptor is of unknown kind: remember on which side of its own
+  // is_remote() test this path is, for its summary.
+  for (const Location &Subject : G.Subjects) {
+    bool AnyBefore = false, AnyAfter = false;
+    for (auto &[L, C] : S.Cells) {
+      if (L.Path.Depth != Subject.Path.Depth || !Subject.mayAlias(L) || C.Values.empty())
+        continue;
+      AnyBefore = true;
+      ValueSet Kept;
+      for (const Value &V : C.Values.values()) {
+        Remoteness K = Out.Origins[V.Origin].Kind;
+        if (K != Remoteness::Unknown && (K == Remoteness::Remote) != Outcome)
+          continue;
+        ValueSet One = ValueSet::of(V);
+        if (Out.Origins[V.Origin].isParameter())
+          One.assume(FactSet{Fact{paramRemoteAtom(V.Origin), Outcome}});
+        Kept.unionWith(One);
+      }
+      C.Values = std::move(Kept);
+      AnyAfter |= !C.Values.empty();
+    }
+    if (AnyBefore && !AnyAfter && G.Subjects.size() == 1)
+      S.Reachable = false; // d is provably the other kind here.
+  }
+  if (!G.Atom)
+    return;
+  bool AtomOutcome = Holds != G.Negated;
+  std::optional<bool> Known = S.Facts.lookup(*G.Atom);
+  if (Known) {
+    if (*Known != AtomOutcome)
+      S.Reachable = false;
+    return;
+  }
+  S.Facts.add(Fact{*G.Atom, AtomOutcome});
+  for (auto &[L, C] : S.Cells) {
+    bool WasEmpty = C.Values.empty();
+    C.Values.restrict(Fact{*G.Atom, AtomOutcome});
+    if (!WasEmpty && C.Values.empty())
+      S.Reachable = false; // Every value needs the other outcome.
+  }
+}
+
+AtomId Analyzer::paramRemoteAtom(OriginId Origin) {
+  auto [It, Inserted] = ParamRemoteAtoms.emplace(Origin, 0);
+  if (Inserted) {
+    It->second = static_cast<AtomId>(Atoms.size());
+    Atoms.push_back(AtomInfo{});
+  }
+  return It->second;
+}
+
+bool Analyzer::isUnguardedParam(const Value &V) const {
+  if (!Out.Origins[V.Origin].isParameter())
+    return false;
+  auto It = ParamRemoteAtoms.find(V.Origin);
+  return It == ParamRemoteAtoms.end() || V.Assumed.lookup(It->second) != std::optional(true);
+}
+
+ParamFacts Analyzer::paramFacts(const State &S) const {
+  ParamFacts Result;
+  for (const Fact &F : S.Facts)
+    if (Atoms[F.Atom].BoolParam)
+      Result.push_back(ParamFact{*Atoms[F.Atom].BoolParam, F.Holds});
+  return Result;
+}
+
+} // namespace dmalint

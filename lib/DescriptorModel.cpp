@@ -1,0 +1,432 @@
+//===- DescriptorModel.cpp - What the API's roles do to a descriptor ------===//
+//
+// Transfer functions keyed by API role: a factory or the general
+// constructor builds an origin (local or remote, from the engagement of its
+// optional arguments); start, wait_send, wait_recv and wait move it through
+// its lifecycle and are the uses the checks judge. Also where origins are
+// made, and the bounds that keep a location's value set small.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+// ----------------------------------------------------------------- origins ---
+
+Value Analyzer::originValue(const Expr *Site, Remoteness Kind) {
+  auto [It, Inserted] = OriginIds.emplace(std::make_tuple(Site, Kind, false), 0);
+  if (Inserted) {
+    It->second = static_cast<OriginId>(Out.Origins.size());
+    OriginInfo O;
+    O.Site = Site;
+    O.Kind = Kind;
+    Out.Origins.push_back(O);
+  }
+  return Value{It->second, {}};
+}
+
+Value Analyzer::importedValue(const Expr *Site, Remoteness Kind) {
+  auto [It, Inserted] = OriginIds.emplace(std::make_tuple(Site, Kind, true), 0);
+  if (Inserted) {
+    It->second = static_cast<OriginId>(Out.Origins.size());
+    OriginInfo O;
+    O.Site = Site;
+    O.Kind = Kind;
+    O.Imported = true;
+    Out.Origins.push_back(O);
+  }
+  return Value{It->second, {}};
+}
+
+Value Analyzer::paramValue(const ParmVarDecl *P, unsigned Index, const AccessPath &Path) {
+  auto [It, Inserted] = ParamOriginIds.emplace(std::make_tuple(P, false, Path), 0);
+  if (Inserted) {
+    It->second = static_cast<OriginId>(Out.Origins.size());
+    OriginInfo O;
+    O.Param = P;
+    O.ParamIndex = Index;
+    O.ParamPath = Path;
+    Out.Origins.push_back(O);
+  }
+  return Value{It->second, {}};
+}
+
+Value Analyzer::objectValue(const AccessPath &Path) {
+  auto [It, Inserted] = ParamOriginIds.emplace(std::make_tuple(ObjectClass, true, Path), 0);
+  if (Inserted) {
+    It->second = static_cast<OriginId>(Out.Origins.size());
+    OriginInfo O;
+    O.ImplicitObject = true;
+    O.ParamPath = Path;
+    Out.Origins.push_back(O);
+  }
+  return Value{It->second, {}};
+}
+
+Value Analyzer::foldedValue(Remoteness Kind) {
+  OriginId &Id = FoldedIds[Kind == Remoteness::Remote];
+  if (!Id) {
+    Id = static_cast<OriginId>(Out.Origins.size());
+    OriginInfo O;
+    O.Kind = Kind;
+    O.Folded = true;
+    Out.Origins.push_back(O);
+  }
+  return Value{Id, {}};
+}
+
+void Analyzer::markUsed(const ValueSet &VS) {
+  if (!InReportSweep)
+    return;
+  for (const Value &V : VS.values()) {
+    if (Used.size() <= V.Origin)
+      Used.resize(V.Origin + 1, false);
+    Used[V.Origin] = true;
+  }
+}
+
+void Analyzer::markEscaped(const ValueSet &VS) {
+  if (!InReportSweep)
+    return;
+  for (const Value &V : VS.values()) {
+    if (Escaped.size() <= V.Origin)
+      Escaped.resize(V.Origin + 1, false);
+    Escaped[V.Origin] = true;
+  }
+}
+
+// ------------------------------------------------------------------ bounds ---
+
+void Analyzer::bound(ValueSet &VS) {
+  if (VS.size() <= Limits.MaxValuesPerLocation)
+    return;
+  // First the assumptions: a value that forgets some reaches more paths
+  // (a "maybe" can only appear, never vanish).
+  ++Out.AssumptionsDropped;
+  VS.dropAssumptions(Limits.MaxAssumptionsPerValue / 2);
+  if (VS.size() > Limits.MaxValuesPerLocation)
+    VS.dropAssumptions();
+  llvm::SmallVector<OriginId, 4> Origins = VS.origins();
+  if (Origins.size() <= Limits.MaxOriginsPerLocation)
+    return;
+  // Then the origins: past the bound, the built copies of one kind fold
+  // into one that stands for them all. The kind (what the checks judge)
+  // stays; their sites (the notes) and their uses are given up, so a folded
+  // origin is never reported as unused.
+  ++Out.OriginsFolded;
+  unsigned Kept = 0;
+  VS.remap([&](OriginId Id) {
+    const OriginInfo &O = Out.Origins[Id];
+    if (O.Kind == Remoteness::Unknown || O.isParameter() || O.Folded || O.Engaged)
+      return Id;
+    if (Kept < Limits.MaxOriginsPerLocation / 2) {
+      ++Kept;
+      return Id;
+    }
+    FoldedAway.insert(Id);
+    return foldedValue(O.Kind).Origin;
+  });
+}
+
+void Analyzer::bound(State &S) {
+  for (auto &[L, C] : S.Cells) {
+    bound(C.Values);
+    if (C.Targets.size() > Limits.MaxOriginsPerLocation)
+      C.Targets = {Location::unknown()};
+  }
+  if (S.Life.size() > 64)
+    S.Life.erase(S.Life.begin(), S.Life.begin() + (S.Life.size() - 64));
+  if (S.Pending.size() > 64)
+    S.Pending.resize(64);
+}
+
+// -------------------------------------------------------- optional states ---
+
+Value Analyzer::optionalValue(const Expr *Site, bool Engaged) {
+  auto [It, Inserted] = OptionalOriginIds.emplace(std::make_pair(Site, Engaged), 0);
+  if (Inserted) {
+    It->second = static_cast<OriginId>(Out.Origins.size());
+    OriginInfo O;
+    O.Site = Site;
+    O.Engaged = Engaged;
+    Out.Origins.push_back(O);
+  }
+  return Value{It->second, {}};
+}
+
+ValueSet Analyzer::evalOptional(const Expr *E, const State &S) {
+  QualType T = stripWrappers(E)->getType();
+  if (!isa<CXXDefaultArgExpr>(E) && !isStdOptional(T) && T->isRecordType()) {
+    // A plain value (as emplace_back forwards it) is an engaged optional.
+    const auto *RD = T->getAsCXXRecordDecl();
+    bool Nullopt = RD->getIdentifier() && RD->getName() == "nullopt_t" && RD->isInStdNamespace();
+    return ValueSet::of(optionalValue(E, !Nullopt));
+  }
+  switch (engagementOf(E)) {
+  case Engagement::Engaged:
+    return ValueSet::of(optionalValue(E, true));
+  case Engagement::Disengaged:
+  case Engagement::Omitted:
+    return ValueSet::of(optionalValue(E, false));
+  case Engagement::Unknown:
+    break;
+  }
+  const Expr *Plain = stripWrappers(E);
+  if (Plain->isGLValue() && Types.shapeOf(Plain->getType()).Kind == Shape::Engagement)
+    return read(resolve(Plain, S), S);
+  return unknown();
+}
+
+ValueSet Analyzer::constructed(const Expr *Site, llvm::ArrayRef<const Expr *> Args,
+                               const State &S, bool Report) {
+  const ApiModel &M = Api.model();
+  // An omitted argument is pointed at by the construction itself.
+  auto StatesOf = [&](unsigned Index) {
+    if (Index >= Args.size())
+      return ValueSet::of(optionalValue(Site, false));
+    if (isa<CXXDefaultArgExpr>(Args[Index]))
+      return ValueSet::of(optionalValue(Site, engagementOf(Args[Index]) == Engagement::Engaged));
+    return evalOptional(Args[Index], S);
+  };
+  ValueSet Src = StatesOf(M.CtorSrcSemParam), Dev = StatesOf(M.CtorDeviceIdParam);
+  ValueSet Result;
+  ConstructionMismatch Mismatch;
+  bool AnyConsistent = false, AnyMismatch = false;
+  FactSet Both;
+  for (const Value &A : Src.values()) {
+    for (const Value &B : Dev.values()) {
+      if (!FactSet::conjoin(A.Assumed, B.Assumed, Both))
+        continue; // Not on one path.
+      std::optional<bool> SrcSet = Out.Origins[A.Origin].Engaged,
+                          DevSet = Out.Origins[B.Origin].Engaged;
+      ValueSet One;
+      if (!SrcSet || !DevSet) {
+        One = unknown();
+        AnyConsistent = true;
+      } else if (*SrcSet == *DevSet) {
+        One = ValueSet::of(originValue(Site, *SrcSet ? Remoteness::Remote : Remoteness::Local));
+        AnyConsistent = true;
+      } else {
+        One = unknown(); // Pallas raises here; the mismatch is the finding.
+        AnyMismatch = true;
+        (*SrcSet ? Mismatch.OnlySrcSem : Mismatch.OnlyDeviceId) = true;
+        const Expr *Unset = Out.Origins[(*SrcSet ? B : A).Origin].Site;
+        if (Unset && !llvm::is_contained(Mismatch.UnsetAt, Unset))
+          Mismatch.UnsetAt.push_back(Unset);
+      }
+      One.assume(Both);
+      Result.unionWith(One);
+    }
+  }
+  // Both written out (a value, std::nullopt, omitted): judged without
+  // dataflow by the check itself.
+  bool FromVariables = argumentEngagement(Args, M.CtorSrcSemParam) == Engagement::Unknown ||
+                       argumentEngagement(Args, M.CtorDeviceIdParam) == Engagement::Unknown;
+  if (Report && AnyMismatch && FromVariables)
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site)) {
+      Mismatch.Construct = Construct;
+      Mismatch.AlwaysMismatched = !AnyConsistent;
+      auto It = llvm::find_if(Out.Mismatches, [&](const ConstructionMismatch &Old) {
+        return Old.Construct == Construct;
+      });
+      if (It == Out.Mismatches.end())
+        Out.Mismatches.push_back(Mismatch);
+      else
+        It->AlwaysMismatched &= Mismatch.AlwaysMismatched;
+    }
+  return Result.empty() ? unknown() : Result;
+}
+
+// ----------------------------------------------------------- lifecycle ---
+
+namespace {
+
+LifeMask advance(LifeMask Mask, LifeEvent E, Remoteness Kind) {
+  LifeMask Result = 0;
+  for (LifeMask Bit = 1; Bit <= RecvWaited; Bit <<= 1) {
+    if (!(Mask & Bit))
+      continue;
+    switch (E) {
+    case LifeEvent::Start:
+      Result |= InFlight;
+      break;
+    case LifeEvent::Wait:
+      Result |= Idle;
+      break;
+    case LifeEvent::WaitSend:
+      Result |= Bit == InFlight ? SendWaited : Bit == RecvWaited ? Idle : Bit;
+      break;
+    case LifeEvent::WaitRecv:
+      if (Bit == InFlight)
+        Result |= Kind == Remoteness::Remote ? RecvWaited : Idle;
+      else
+        Result |= Bit == SendWaited ? Idle : Bit;
+      break;
+    }
+  }
+  return Result;
+}
+
+} // namespace
+
+void Analyzer::lifecycle(const LocationList &Locs, const ValueSet &Values, LifeEvent E,
+                         State &S) {
+  llvm::SmallVector<OriginId, 4> Origins = Values.origins();
+  // One object, one origin: what happens to it happens on this path.
+  bool Strong = Locs.size() <= 1 && (Locs.empty() || Locs[0].isSingle()) && Origins.size() == 1;
+  for (OriginId Id : Origins) {
+    const OriginInfo &O = Out.Origins[Id];
+    if (O.Kind == Remoteness::Unknown)
+      continue;
+    LifeMask Before = S.lifeOf(Id), After = advance(Before, E, O.Kind);
+    S.setLife(Id, Strong ? After : LifeMask(Before | After));
+  }
+}
+
+void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallExpr *Call,
+                         const ValueSet &Values, const State &S) {
+  llvm::SmallVector<OriginId, 2> InFlight;
+  for (auto &[Id, Mask] : S.Life)
+    if (Mask & (LifeState::InFlight | SendWaited))
+      InFlight.push_back(Id);
+  ParamFacts Params = paramFacts(S);
+  auto [It, Inserted] = UseIndex.emplace(Call, Uses.size());
+  if (Inserted) {
+    Uses.push_back(DescriptorUse{Call, Call->getImplicitObjectArgument(), Values, Params,
+                                 InFlight});
+    return;
+  }
+  // Reached again (an inlined lambda called twice): what holds on both.
+  DescriptorUse &Use = Uses[It->second];
+  Use.Values.unionWith(Values);
+  llvm::erase_if(Use.Params,
+                 [&](const ParamFact &F) { return !llvm::is_contained(Params, F); });
+  for (OriginId Id : InFlight)
+    if (!llvm::is_contained(Use.InFlightBefore, Id))
+      Use.InFlightBefore.push_back(Id);
+}
+
+bool Analyzer::transferApiMethod(const CXXMemberCallExpr *MC, State &S, bool Report) {
+  ApiRole Role = Api.roleOf(MC->getMethodDecl());
+  if (Role == ApiRole::None)
+    return false;
+  if (Role != ApiRole::Start && Role != ApiRole::Wait && Role != ApiRole::WaitSend &&
+      Role != ApiRole::WaitRecv)
+    return true; // is_remote() and the rest change nothing.
+  const Expr *Object = MC->getImplicitObjectArgument();
+  const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens());
+  bool Arrow = ME && ME->isArrow();
+  LocationList Locs = objectLocations(MC, S);
+  ValueSet Values = Arrow ? read(Locs, S) : eval(Object, S);
+  // A temporary (`make_async_copy(...).start()`) is no location.
+  if (!Arrow && Object &&
+      (!Object->isGLValue() || isa<MaterializeTemporaryExpr>(Object->IgnoreParens())))
+    Locs.clear();
+  switch (Role) {
+  case ApiRole::WaitSend: {
+    if (Report) {
+      recordUse(Out.WaitSends, MC, Values, S);
+      // There is no send side to wait on a local copy: that is no use of
+      // it, unless every value is local (a definite finding, whose fix-it
+      // makes it a receive wait).
+      KindVerdict Local = Out.verdict(Values, Remoteness::Local);
+      if (Local.All) {
+        markUsed(Values);
+      } else {
+        ValueSet NotLocal = Values;
+        NotLocal.filter([&](const Value &V) { return Out.kindOf(V) != Remoteness::Local; });
+        markUsed(NotLocal);
+      }
+    }
+    lifecycle(Locs, Values, LifeEvent::WaitSend, S);
+    recordReceivePending(MC, Locs, Values, S);
+    return true;
+  }
+  case ApiRole::Start:
+    if (Report) {
+      recordUse(Out.Starts, MC, Values, S);
+      markUsed(Values);
+    }
+    lifecycle(Locs, Values, LifeEvent::Start, S);
+    return true;
+  case ApiRole::Wait:
+  case ApiRole::WaitRecv:
+    if (Report) {
+      recordUse(Out.ReceiveWaits, MC, Values, S);
+      markUsed(Values);
+    }
+    lifecycle(Locs, Values, Role == ApiRole::Wait ? LifeEvent::Wait : LifeEvent::WaitRecv, S);
+    receiveWaited(Locs, S);
+    return true;
+  default:
+    return true;
+  }
+}
+
+// ------------------------------------------ receive waits after wait_send ---
+
+void Analyzer::recordReceivePending(const CXXMemberCallExpr *WaitSend, const LocationList &Locs,
+                                    const ValueSet &Values, State &S) {
+  auto Note = [&](bool MayFollow, bool MayBeMissing) {
+    if (!InReportSweep)
+      return;
+    auto &Entry = ReceiveAfter[WaitSend];
+    Entry.first |= MayFollow;
+    Entry.second |= MayBeMissing;
+  };
+  Note(false, false);
+  if (Locs.size() != 1 || Locs[0].isUnknown()) {
+    Note(true, true); // Not one object: the fix-it cannot tell.
+    return;
+  }
+  PendingReceive P{WaitSend, Locs[0]};
+  auto It = llvm::lower_bound(S.Pending, P);
+  if (It != S.Pending.end() && *It == P) {
+    Note(false, true); // Sent twice without a receive wait in between.
+    return;
+  }
+  S.Pending.insert(It, P);
+}
+
+void Analyzer::receiveWaited(const LocationList &Locs, State &S) {
+  for (auto It = S.Pending.begin(); It != S.Pending.end();) {
+    bool Same = Locs.size() == 1 && Locs[0] == It->Object;
+    bool May = Locs.empty() || hasUnknown(Locs) ||
+               llvm::any_of(Locs, [&](const Location &L) { return L.overlaps(It->Object); });
+    if ((Same || May) && InReportSweep)
+      ReceiveAfter[It->Use].first = true;
+    It = Same ? S.Pending.erase(It) : std::next(It);
+  }
+}
+
+void Analyzer::receiveMayBeWaited(const LocationList &Locs, State &S) {
+  if (!InReportSweep)
+    return;
+  for (const PendingReceive &P : S.Pending)
+    if (hasUnknown(Locs) ||
+        llvm::any_of(Locs, [&](const Location &L) { return L.overlaps(P.Object); }))
+      ReceiveAfter[P.Use].first = true;
+}
+
+void Analyzer::pendingOverwritten(const LocationList &Locs, State &S) {
+  for (auto It = S.Pending.begin(); It != S.Pending.end();) {
+    bool Hit = llvm::any_of(Locs, [&](const Location &L) {
+      return !L.isUnknown() && L.overlaps(It->Object);
+    });
+    if (!Hit) {
+      ++It;
+      continue;
+    }
+    // The descriptor there is another one now (or gone): no wait that
+    // follows can be this one's.
+    if (InReportSweep)
+      ReceiveAfter[It->Use].second = true;
+    It = S.Pending.erase(It);
+  }
+}
+
+} // namespace dmalint

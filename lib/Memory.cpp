@@ -1,0 +1,652 @@
+//===- Memory.cpp - Locations of expressions; reads, writes and copies ----===//
+//
+// The memory model: which locations an expression designates (resolve for
+// lvalues, designated for pointers, iterators and smart pointers), and how
+// a state's cells are read, written, copied and forgotten. What it cannot
+// name is the unknown location: read, it gives the unknown origin; written,
+// what goes there escapes.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+namespace {
+
+/// \p E without parentheses and the casts that keep the object the same.
+const Expr *sameObject(const Expr *E) {
+  for (const Expr *Previous = nullptr; E != Previous;) {
+    Previous = E;
+    E = E->IgnoreParens();
+    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+      switch (ICE->getCastKind()) {
+      case CK_NoOp:
+      case CK_DerivedToBase:
+      case CK_UncheckedDerivedToBase:
+      case CK_BaseToDerived:
+      case CK_LValueToRValue:
+        E = ICE->getSubExpr();
+        break;
+      default:
+        break;
+      }
+    } else if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E)) {
+      if (Cast->getCastKind() == CK_NoOp || Cast->getCastKind() == CK_DerivedToBase ||
+          Cast->getCastKind() == CK_UncheckedDerivedToBase ||
+          Cast->getCastKind() == CK_BaseToDerived)
+        E = Cast->getSubExpr();
+    } else if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MTE->getSubExpr();
+    } else if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = BTE->getSubExpr();
+    } else if (const auto *EWC = dyn_cast<ExprWithCleanups>(E)) {
+      E = EWC->getSubExpr();
+    } else if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E)) {
+      E = Default->getExpr();
+    } else if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(E)) {
+      E = Default->getExpr();
+    }
+  }
+  return E;
+}
+
+/// Pointer arithmetic and ++: a constant element becomes every element.
+LocationList widened(LocationList Locs) {
+  for (Location &L : Locs)
+    for (unsigned I = 0; I < L.Path.Depth; ++I)
+      if (L.Path.Steps[I].isConstantElement() && I + 1 == L.Path.Depth)
+        L.Path.Steps[I].Index = PathStep::Any;
+  return Locs;
+}
+
+LocationList children(const LocationList &Bases, PathStep Step) {
+  LocationList Result;
+  for (const Location &B : Bases)
+    addLocation(Result, B.child(Step));
+  return Result;
+}
+
+LocationList unite(LocationList A, const LocationList &B) {
+  for (const Location &L : B)
+    addLocation(A, L);
+  return A;
+}
+
+/// The index of std::get<I> or std::get<T> on a value of type \p Of.
+std::optional<unsigned> getIndex(const FunctionDecl *FD, QualType Of) {
+  const TemplateArgumentList *Args = FD ? FD->getTemplateSpecializationArgs() : nullptr;
+  if (!Args || Args->size() == 0)
+    return std::nullopt;
+  const TemplateArgument &First = Args->get(0);
+  if (First.getKind() == TemplateArgument::Integral)
+    return First.getAsIntegral().getZExtValue();
+  if (First.getKind() != TemplateArgument::Type)
+    return std::nullopt;
+  // std::get<T>: the position of T among the variant's or tuple's types.
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(Of.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || Spec->getTemplateArgs().size() == 0 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Pack)
+    return std::nullopt;
+  unsigned I = 0;
+  QualType Wanted = First.getAsType().getCanonicalType().getUnqualifiedType();
+  for (const TemplateArgument &A : Spec->getTemplateArgs()[0].pack_elements()) {
+    if (A.getKind() == TemplateArgument::Type &&
+        A.getAsType().getCanonicalType().getUnqualifiedType() == Wanted)
+      return I;
+    ++I;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+int32_t Analyzer::indexOf(const Expr *Index) const {
+  if (!Index)
+    return PathStep::Any;
+  std::optional<int64_t> Value = constantInt(Index, Ctx);
+  if (Value && *Value >= 0 && *Value < MaxTrackedIndex)
+    return static_cast<int32_t>(*Value);
+  return PathStep::Any;
+}
+
+LocationList Analyzer::resolve(const Expr *E, const State &S) {
+  E = sameObject(E);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl())) {
+      // A structured binding names a part of its hidden variable (or, for
+      // tuple-like types, what get<I> of it returns).
+      if (const VarDecl *Holding = BD->getHoldingVar())
+        if (Holding->getInit())
+          return resolve(Holding->getInit(), S);
+      if (const Expr *Binding = BD->getBinding())
+        return resolve(Binding, S);
+      return {Location::unknown()};
+    }
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD)
+      return {Location::unknown()};
+    if (VD->getType()->isReferenceType()) {
+      auto It = S.Cells.find(Location::variable(VD));
+      if (It != S.Cells.end() && !It->second.Targets.empty())
+        return It->second.Targets;
+    }
+    if (VD->hasLocalStorage() || VD->isStaticLocal())
+      return {Location::variable(VD)};
+    return {Location::unknown()}; // Globals may change behind our back.
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!FD)
+      return {Location::unknown()};
+    LocationList Bases = ME->isArrow() ? designated(ME->getBase(), S) : resolve(ME->getBase(), S);
+    return children(Bases, PathStep::field(FD));
+  }
+  if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E)) {
+    const Expr *Base = ASE->getBase()->IgnoreParens();
+    if (const auto *Decay = dyn_cast<ImplicitCastExpr>(Base);
+        Decay && Decay->getCastKind() == CK_ArrayToPointerDecay)
+      return children(resolve(Decay->getSubExpr(), S), PathStep::element(indexOf(ASE->getIdx())));
+    return widened(designated(Base, S));
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->getOpcode() == UO_Deref)
+      return designated(UO->getSubExpr(), S);
+    return {Location::unknown()};
+  }
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+    if (std::optional<bool> Constant = constantCondition(CO->getCond()))
+      return resolve(*Constant ? CO->getTrueExpr() : CO->getFalseExpr(), S);
+    return unite(resolve(CO->getTrueExpr(), S), resolve(CO->getFalseExpr(), S));
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (Op->getNumArgs() == 0)
+      return {Location::unknown()};
+    const Expr *Object = Op->getArg(0);
+    const TypeShape &TS = Types.shapeOf(Object->getType());
+    switch (Op->getOperator()) {
+    case OO_Subscript:
+      if (TS.Kind == Shape::Sequence || TS.Kind == Shape::FixedArray)
+        return children(resolve(Object, S),
+                        PathStep::element(Op->getNumArgs() > 1 ? indexOf(Op->getArg(1))
+                                                               : PathStep::Any));
+      if (TS.Kind == Shape::Pointer)
+        return designated(Object, S);
+      break;
+    case OO_Star:
+      if (TS.Kind == Shape::Optional)
+        return children(resolve(Object, S), PathStep::part(0));
+      if (TS.Kind == Shape::Pointer)
+        return designated(Object, S);
+      break;
+    case OO_Equal:
+      return resolve(Object, S);
+    default:
+      break;
+    }
+    return {Location::unknown()};
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const Expr *Object = MC->getImplicitObjectArgument();
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!Object || !MD)
+      return {Location::unknown()};
+    const TypeShape &TS = Types.shapeOf(Object->getType());
+    LocationList Bases;
+    auto Base = [&]() -> const LocationList & {
+      if (Bases.empty())
+        Bases = objectLocations(MC, S);
+      return Bases;
+    };
+    switch (TypeModel::methodEffect(TS.Kind, MD->getNameAsString())) {
+    case MethodEffect::Element: {
+      if (TS.Kind == Shape::Optional)
+        return children(Base(), PathStep::part(0));
+      StringRef Name = MD->getName();
+      int32_t Index = PathStep::Any;
+      if (Name == "front")
+        Index = 0;
+      else if (Name == "back" && TS.Kind == Shape::FixedArray && TS.Extent > 0)
+        Index = TS.Extent - 1 < uint64_t(MaxTrackedIndex) ? int32_t(TS.Extent - 1)
+                                                            : PathStep::Any;
+      else if (MC->getNumArgs() > 0)
+        Index = indexOf(MC->getArg(0));
+      return children(Base(), PathStep::element(Index));
+    }
+    case MethodEffect::Designated:
+      return readTargets(Base(), S);
+    default:
+      break;
+    }
+    return {Location::unknown()};
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    switch (TypeModel::functionEffect(FD)) {
+    case FunctionEffect::Identity:
+      if (Call->getNumArgs() >= 1)
+        return resolve(Call->getArg(0), S);
+      break;
+    case FunctionEffect::GetPart:
+      if (Call->getNumArgs() == 1) {
+        const Expr *Whole = Call->getArg(0);
+        if (std::optional<unsigned> Index = getIndex(FD, Whole->getType()))
+          if (std::optional<PathStep> Step = Types.partStep(Whole->getType(), *Index))
+            return children(resolve(Whole, S), *Step);
+      }
+      break;
+    default:
+      break;
+    }
+    return {Location::unknown()};
+  }
+  return {Location::unknown()};
+}
+
+LocationList Analyzer::designated(const Expr *E, const State &S) {
+  E = E->IgnoreParens();
+  if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+    switch (ICE->getCastKind()) {
+    case CK_ArrayToPointerDecay:
+      return children(resolve(ICE->getSubExpr(), S), PathStep::element(PathStep::Any));
+    case CK_NullToPointer:
+      return {};
+    case CK_NoOp:
+    case CK_DerivedToBase:
+    case CK_UncheckedDerivedToBase:
+    case CK_BaseToDerived:
+    case CK_LValueToRValue:
+    case CK_BitCast:
+      return designated(ICE->getSubExpr(), S);
+    default:
+      return {Location::unknown()};
+    }
+  }
+  if (isa<CXXThisExpr>(E))
+    return {ObjectClass ? Location::object(ObjectClass) : Location::unknown()};
+  if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(E))
+    return {};
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->getOpcode() == UO_AddrOf)
+      return resolve(UO->getSubExpr(), S);
+    if (UO->isIncrementDecrementOp())
+      return widened(designated(UO->getSubExpr(), S));
+    return {Location::unknown()};
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->isAdditiveOp())
+      return widened(designated(BO->getLHS()->getType()->isPointerType() ? BO->getLHS()
+                                                                         : BO->getRHS(),
+                                S));
+    if (BO->isAssignmentOp() || BO->isCommaOp())
+      return designated(BO->getRHS(), S);
+    return {Location::unknown()};
+  }
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+    if (std::optional<bool> Constant = constantCondition(CO->getCond()))
+      return designated(*Constant ? CO->getTrueExpr() : CO->getFalseExpr(), S);
+    return unite(designated(CO->getTrueExpr(), S), designated(CO->getFalseExpr(), S));
+  }
+  if (const auto *NE = dyn_cast<CXXNewExpr>(E))
+    return {Location::heap(NE)};
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (Op->getNumArgs() == 0)
+      return {Location::unknown()};
+    const Expr *Object = Op->getArg(0);
+    const TypeShape &TS = Types.shapeOf(Object->getType());
+    switch (Op->getOperator()) {
+    case OO_Arrow:
+      if (TS.Kind == Shape::Optional)
+        return children(resolve(Object, S), PathStep::part(0));
+      if (TS.Kind == Shape::Pointer)
+        return designated(Object, S);
+      break;
+    case OO_PlusPlus:
+    case OO_MinusMinus:
+    case OO_Plus:
+    case OO_Minus:
+    case OO_PlusEqual:
+    case OO_MinusEqual:
+      if (TS.Kind == Shape::Pointer)
+        return widened(designated(Object, S));
+      break;
+    case OO_Equal:
+      if (Op->getNumArgs() == 2)
+        return designated(Op->getArg(1), S);
+      break;
+    default:
+      break;
+    }
+    return {Location::unknown()};
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const Expr *Object = MC->getImplicitObjectArgument();
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!Object || !MD)
+      return {Location::unknown()};
+    const TypeShape &TS = Types.shapeOf(Object->getType());
+    switch (TypeModel::methodEffect(TS.Kind, MD->getNameAsString())) {
+    case MethodEffect::ElementAddress:
+    case MethodEffect::Iterator:
+      if (TS.Kind == Shape::Optional)
+        return children(objectLocations(MC, S), PathStep::part(0));
+      return children(objectLocations(MC, S), PathStep::element(PathStep::Any));
+    case MethodEffect::DesignatedAddress:
+      return readTargets(objectLocations(MC, S), S);
+    default:
+      break;
+    }
+    return {Location::unknown()};
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // A copy of an iterator or a smart pointer designates what it does.
+    if (Construct->getConstructor()->isCopyOrMoveConstructor() && Construct->getNumArgs() >= 1)
+      return designated(Construct->getArg(0), S);
+    return {Location::unknown()};
+  }
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E)) {
+    switch (Cast->getCastKind()) {
+    case CK_NoOp:
+    case CK_BitCast:
+    case CK_DerivedToBase:
+    case CK_UncheckedDerivedToBase:
+    case CK_BaseToDerived:
+      return designated(Cast->getSubExpr(), S);
+    default:
+      return {Location::unknown()};
+    }
+  }
+  if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
+    return designated(MTE->getSubExpr(), S);
+  if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E))
+    return designated(BTE->getSubExpr(), S);
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+    return designated(EWC->getSubExpr(), S);
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    switch (TypeModel::functionEffect(FD)) {
+    case FunctionEffect::Identity:
+      if (Call->getNumArgs() >= 1)
+        return widened(designated(Call->getArg(0), S));
+      break;
+    case FunctionEffect::AddressOf:
+      if (Call->getNumArgs() >= 1)
+        return resolve(Call->getArg(0), S);
+      break;
+    case FunctionEffect::Iterator:
+      if (Call->getNumArgs() >= 1)
+        return children(resolve(Call->getArg(0), S), PathStep::element(PathStep::Any));
+      break;
+    case FunctionEffect::GetPartAddress:
+      if (Call->getNumArgs() == 1) {
+        const Expr *Pointer = Call->getArg(0);
+        QualType Whole = Pointer->getType()->getPointeeType();
+        if (!Whole.isNull())
+          if (std::optional<unsigned> Index = getIndex(FD, Whole))
+            if (std::optional<PathStep> Step = Types.partStep(Whole, *Index))
+              return children(designated(Pointer, S), *Step);
+      }
+      break;
+    case FunctionEffect::MakeHeap:
+      return {Location::heap(Call)};
+    default:
+      break;
+    }
+    return {Location::unknown()};
+  }
+  // A pointer held somewhere: what its cell says.
+  if (E->isGLValue())
+    return readTargets(resolve(E, S), S);
+  return {Location::unknown()};
+}
+
+LocationList Analyzer::objectLocations(const CXXMemberCallExpr *Call, const State &S) {
+  const Expr *Object = Call->getImplicitObjectArgument();
+  if (!Object)
+    return {Location::unknown()};
+  const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+  return ME && ME->isArrow() ? designated(Object, S) : resolve(Object, S);
+}
+
+ValueSet Analyzer::read(const LocationList &Locs, const State &S) const {
+  ValueSet Result;
+  if (Locs.empty())
+    return unknown();
+  for (const Location &L : Locs) {
+    if (L.isUnknown()) {
+      Result.unionWith(unknown());
+      continue;
+    }
+    bool Found = false;
+    for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
+         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
+      if (It->first.Path.Depth != L.Path.Depth || !L.mayAlias(It->first))
+        continue;
+      Found = true;
+      Result.unionWith(It->second.Values);
+    }
+    if (!Found)
+      Result.unionWith(unknown());
+  }
+  return Result;
+}
+
+LocationList Analyzer::readTargets(const LocationList &Locs, const State &S) const {
+  LocationList Result;
+  for (const Location &L : Locs) {
+    if (L.isUnknown()) {
+      addLocation(Result, Location::unknown());
+      continue;
+    }
+    bool Found = false;
+    for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
+         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
+      if (It->first.Path.Depth != L.Path.Depth || !L.mayAlias(It->first))
+        continue;
+      Found = true;
+      for (const Location &T : It->second.Targets)
+        addLocation(Result, T);
+    }
+    if (!Found)
+      addLocation(Result, Location::unknown());
+  }
+  return Result;
+}
+
+ValueSet Analyzer::heldBelow(const LocationList &Locs, const State &S) const {
+  ValueSet Result;
+  LocationList Pointed;
+  for (const Location &L : Locs) {
+    if (L.isUnknown()) {
+      Result.unionWith(unknown());
+      continue;
+    }
+    for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
+         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
+      if (!L.mayAlias(It->first))
+        continue;
+      Result.unionWith(It->second.Values);
+      for (const Location &T : It->second.Targets)
+        if (!T.isUnknown() && !llvm::is_contained(Locs, T))
+          addLocation(Pointed, T);
+    }
+  }
+  // One level through the pointers held there: a struct of pointers to
+  // descriptors hands those descriptors over too.
+  for (const Location &T : Pointed)
+    for (auto It = S.Cells.lower_bound(Location{T.Kind, T.Root, {}});
+         It != S.Cells.end() && It->first.Kind == T.Kind && It->first.Root == T.Root; ++It)
+      if (T.mayAlias(It->first))
+        Result.unionWith(It->second.Values);
+  return Result;
+}
+
+namespace {
+/// The location a weak write through \p L lands in: an unknown index is the
+/// summary of the elements.
+Location weakTarget(Location L) {
+  for (unsigned I = 0; I < L.Path.Depth; ++I)
+    if (L.Path.Steps[I].isAnyElement())
+      L.Path.Steps[I].Index = PathStep::Summary;
+  return L;
+}
+
+bool endsInSummary(const Location &L) {
+  for (unsigned I = 0; I < L.Path.Depth; ++I)
+    if (L.Path.Steps[I].K == PathStep::Element && L.Path.Steps[I].Index < 0)
+      return true;
+  return false;
+}
+} // namespace
+
+void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Update How) {
+  bool Replace = How == Update::Strong && Locs.size() == 1 && Locs[0].isSingle();
+  pendingOverwritten(Locs, S);
+  for (const Location &L : Locs) {
+    // A test of what was there says nothing of what is now.
+    for (auto It = S.Guards.begin(); It != S.Guards.end();)
+      It = llvm::any_of(It->second.Subjects,
+                        [&](const Location &G) { return G.mayAlias(L) || L.mayAlias(G); })
+               ? S.Guards.erase(It)
+               : std::next(It);
+    if (L.isUnknown()) {
+      markEscaped(VS); // Stored where we cannot follow it: a global, ...
+      continue;
+    }
+    if (L.Kind == Location::Variable || L.Kind == Location::Object)
+      if (const auto *P = dyn_cast<ParmVarDecl>(static_cast<const Decl *>(L.Root))) {
+        WrittenParams.insert(P);
+        // Through a reference or pointer parameter: the caller sees it.
+        if (L.Kind == Location::Object || P->getType()->isReferenceType())
+          markEscaped(VS);
+      }
+    if (L.Kind == Location::Object && L.Root == ObjectClass) {
+      WroteObject = true;
+      markEscaped(VS); // The object outlives the call.
+    }
+    if (Replace) {
+      S.Cells[L].Values = VS;
+      continue;
+    }
+    Location Target = weakTarget(L);
+    auto [It, Inserted] = S.Cells.try_emplace(Target);
+    // What a location the state did not hold had is unknown; the summary of
+    // a container's elements starts empty.
+    if (Inserted && !endsInSummary(Target))
+      It->second.Values = unknown();
+    It->second.Values.unionWith(VS);
+    bound(It->second.Values);
+  }
+}
+
+void Analyzer::writeTargets(const LocationList &Locs, const LocationList &Targets, State &S,
+                            Update How) {
+  bool Replace = How == Update::Strong && Locs.size() == 1 && Locs[0].isSingle();
+  for (const Location &L : Locs) {
+    if (L.isUnknown()) {
+      escapeBelow(Targets, S);
+      continue;
+    }
+    if (L.Kind == Location::Object && L.Root == ObjectClass)
+      WroteObject = true;
+    Cell &C = S.Cells[Replace ? L : weakTarget(L)];
+    if (Replace) {
+      C.Targets = Targets;
+      continue;
+    }
+    for (const Location &T : Targets)
+      addLocation(C.Targets, T);
+  }
+}
+
+void Analyzer::copyObject(const LocationList &From, const Location &To, State &S,
+                          Update How) {
+  if (To.isUnknown()) {
+    escapeBelow(From, S);
+    return;
+  }
+  std::map<Location, Cell> Collected;
+  bool Unknown = false;
+  for (const Location &F : From) {
+    if (F.isUnknown()) {
+      Unknown = true;
+      continue;
+    }
+    for (auto It = S.Cells.lower_bound(Location{F.Kind, F.Root, {}});
+         It != S.Cells.end() && It->first.Kind == F.Kind && It->first.Root == F.Root; ++It) {
+      if (!F.mayAlias(It->first))
+        continue;
+      Location Dest = To.child(F.suffixOf(It->first).steps());
+      if (Dest.isUnknown())
+        continue;
+      Cell &C = Collected[Dest];
+      C.Values.unionWith(It->second.Values);
+      for (const Location &T : It->second.Targets)
+        addLocation(C.Targets, T);
+    }
+  }
+  bool Replace = How == Update::Strong && To.isSingle();
+  if (Replace) {
+    pendingOverwritten({To}, S);
+    eraseBelow(To, S);
+  }
+  for (auto &[L, C] : Collected) {
+    if (Unknown) {
+      C.Values.unionWith(unknown());
+      addLocation(C.Targets, Location::unknown());
+    }
+    if (!C.Targets.empty())
+      writeTargets({L}, C.Targets, S, Replace ? Update::Strong : Update::Weak);
+    if (!C.Values.empty() || C.Targets.empty())
+      write({L}, C.Values, S, Replace ? Update::Strong : Update::Weak);
+  }
+}
+
+void Analyzer::forgetBelow(const Location &L, State &S) {
+  if (L.isUnknown())
+    return;
+  for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
+       It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
+    if (!L.mayAlias(It->first))
+      continue;
+    if (!It->second.Targets.empty())
+      It->second.Targets = {Location::unknown()};
+    else
+      It->second.Values = unknown();
+  }
+  for (auto It = S.Guards.begin(); It != S.Guards.end();)
+    It = llvm::any_of(It->second.Subjects, [&](const Location &G) { return L.mayAlias(G); })
+             ? S.Guards.erase(It)
+             : std::next(It);
+}
+
+void Analyzer::escapeBelow(const LocationList &Locs, const State &S) {
+  if (InReportSweep)
+    markEscaped(heldBelow(Locs, S));
+}
+
+void Analyzer::eraseBelow(const Location &L, State &S) {
+  if (L.isUnknown())
+    return;
+  auto [First, Last] = S.cellsBelow(L);
+  S.Cells.erase(First, Last);
+}
+
+void Analyzer::endLifetime(const VarDecl *VD, State &S) {
+  invalidateVar(VD, S);
+  Location Root = Location::variable(VD);
+  for (auto It = S.Guards.begin(); It != S.Guards.end();)
+    It = llvm::any_of(It->second.Subjects,
+                      [&](const Location &G) { return G.Kind == Root.Kind && G.Root == VD; })
+             ? S.Guards.erase(It)
+             : std::next(It);
+  pendingOverwritten({Root}, S);
+  eraseBelow(Root, S);
+}
+
+} // namespace dmalint

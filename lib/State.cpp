@@ -1,0 +1,104 @@
+//===- State.cpp - The lattice element of the descriptor analysis, and its join ===//
+#include "dmalint/State.h"
+#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
+
+namespace dmalint {
+
+std::pair<std::map<Location, Cell>::iterator, std::map<Location, Cell>::iterator>
+State::cellsBelow(const Location &Root) {
+  auto First = Cells.lower_bound(Root);
+  auto Last = First;
+  while (Last != Cells.end() && Root.isPrefixOf(Last->first))
+    ++Last;
+  return {First, Last};
+}
+
+LifeMask State::lifeOf(OriginId Origin) const {
+  auto It = llvm::lower_bound(Life, std::make_pair(Origin, LifeMask(0)));
+  return It != Life.end() && It->first == Origin ? It->second : LifeMask(Idle);
+}
+
+void State::setLife(OriginId Origin, LifeMask Mask) {
+  auto It = llvm::lower_bound(Life, std::make_pair(Origin, LifeMask(0)));
+  bool Present = It != Life.end() && It->first == Origin;
+  if (Mask == Idle) {
+    if (Present)
+      Life.erase(It);
+  } else if (Present) {
+    It->second = Mask;
+  } else {
+    Life.insert(It, {Origin, Mask});
+  }
+}
+
+size_t State::size() const {
+  size_t N = Life.size() + Pending.size();
+  for (const auto &[L, C] : Cells)
+    N += 1 + C.Values.size() + C.Targets.size();
+  return N;
+}
+
+State joinStates(const State &A, const State &B) {
+  if (!A.Reachable)
+    return B;
+  if (!B.Reachable)
+    return A;
+  State R;
+  R.Facts = FactSet::intersect(A.Facts, B.Facts);
+  FactSet TagA = FactSet::minus(A.Facts, R.Facts), TagB = FactSet::minus(B.Facts, R.Facts);
+  // Both maps are sorted: one merge pass.
+  auto Tagged = [](const Cell &C, const FactSet &Tag) {
+    Cell T = C;
+    T.Values.assume(Tag);
+    return T;
+  };
+  auto I = A.Cells.begin(), J = B.Cells.begin();
+  auto Hint = R.Cells.end();
+  while (I != A.Cells.end() || J != B.Cells.end()) {
+    if (J == B.Cells.end() || (I != A.Cells.end() && I->first < J->first)) {
+      Hint = R.Cells.emplace_hint(Hint, I->first, Tagged(I->second, TagA));
+      ++I;
+    } else if (I == A.Cells.end() || J->first < I->first) {
+      Hint = R.Cells.emplace_hint(Hint, J->first, Tagged(J->second, TagB));
+      ++J;
+    } else {
+      Cell C = I->second == J->second && TagA.empty() && TagB.empty()
+                   ? I->second
+                   : Tagged(I->second, TagA);
+      if (!(I->second == J->second && TagA.empty() && TagB.empty())) {
+        C.Values.unionWith(Tagged(J->second, TagB).Values);
+        for (const Location &L : J->second.Targets)
+          addLocation(C.Targets, L);
+      }
+      Hint = R.Cells.emplace_hint(Hint, I->first, std::move(C));
+      ++I;
+      ++J;
+    }
+  }
+  for (const auto &[Var, G] : A.Guards) {
+    auto It = B.Guards.find(Var);
+    if (It != B.Guards.end() && It->second == G)
+      R.Guards.emplace(Var, G);
+  }
+  // An origin absent on one side is idle there.
+  auto L = A.Life.begin(), M = B.Life.begin();
+  while (L != A.Life.end() || M != B.Life.end()) {
+    if (M == B.Life.end() || (L != A.Life.end() && L->first < M->first)) {
+      R.Life.push_back({L->first, LifeMask(L->second | Idle)});
+      ++L;
+    } else if (L == A.Life.end() || M->first < L->first) {
+      R.Life.push_back({M->first, LifeMask(M->second | Idle)});
+      ++M;
+    } else {
+      R.Life.push_back({L->first, LifeMask(L->second | M->second)});
+      ++L;
+      ++M;
+    }
+  }
+  std::set_union(A.Pending.begin(), A.Pending.end(), B.Pending.begin(), B.Pending.end(),
+                 std::back_inserter(R.Pending));
+  return R;
+}
+
+} // namespace dmalint

@@ -1,0 +1,198 @@
+//===- Summaries.cpp - What a function's callers learn of it --------------===//
+//
+// From the report sweep and the exit state: per parameter (and for the
+// object of a member function), the wait_sends reached from it with no
+// remoteness guard, by path below it, and whether it may be used, kept or
+// written; what the function returns, by path; what a constructor or member
+// function leaves in its object (which AnalysisCache unites into the
+// summary of the class's members).
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+// ------------------------------------------------------- summary values ---
+
+void SummaryValues::unionWith(const SummaryValues &Other) {
+  for (const auto &B : Other.Built)
+    if (!llvm::is_contained(Built, B))
+      Built.push_back(B);
+  for (const auto &P : Other.FromParams)
+    if (!llvm::is_contained(FromParams, P))
+      FromParams.push_back(P);
+  FromObject |= Other.FromObject;
+  Unknown |= Other.Unknown;
+}
+
+bool operator==(const SummaryValues &A, const SummaryValues &B) {
+  auto Same = [](const auto &X, const auto &Y) {
+    return X.size() == Y.size() && llvm::all_of(X, [&](const auto &E) {
+             return llvm::is_contained(Y, E);
+           });
+  };
+  return Same(A.Built, B.Built) && Same(A.FromParams, B.FromParams) &&
+         A.FromObject == B.FromObject && A.Unknown == B.Unknown;
+}
+
+static bool samePaths(const std::vector<PathValues> &A, const std::vector<PathValues> &B) {
+  if (A.size() != B.size())
+    return false;
+  for (const PathValues &P : A)
+    if (llvm::none_of(B, [&](const PathValues &Q) {
+          return Q.Path == P.Path && Q.Values == P.Values;
+        }))
+      return false;
+  return true;
+}
+
+static bool sameParameter(const ParameterSummary &P, const ParameterSummary &Q) {
+  if (P.MayUse != Q.MayUse || P.Escapes != Q.Escapes || P.MayWrite != Q.MayWrite ||
+      P.RequiresRemote.size() != Q.RequiresRemote.size())
+    return false;
+  for (size_t I = 0; I < P.RequiresRemote.size(); ++I)
+    if (P.RequiresRemote[I].Path != Q.RequiresRemote[I].Path)
+      return false;
+  return true;
+}
+
+bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
+  if (A.Params.size() != B.Params.size() || !sameParameter(A.Object, B.Object) ||
+      !samePaths(A.Returns, B.Returns) || !samePaths(A.ObjectStores, B.ObjectStores))
+    return false;
+  for (size_t I = 0; I < A.Params.size(); ++I)
+    if (!sameParameter(A.Params[I], B.Params[I]))
+      return false;
+  return true;
+}
+
+bool operator==(const ClassSummary &A, const ClassSummary &B) {
+  return samePaths(A.Members, B.Members);
+}
+
+static void addPathValues(std::vector<PathValues> &Into, const AccessPath &Path,
+                          const SummaryValues &Values) {
+  for (PathValues &PV : Into)
+    if (PV.Path == Path) {
+      PV.Values.unionWith(Values);
+      return;
+    }
+  Into.push_back(PathValues{Path, Values});
+}
+
+// ------------------------------------------------------------- analyzer ---
+
+SummaryValues Analyzer::toSummary(const ValueSet &VS) const {
+  SummaryValues SV;
+  for (OriginId Id : VS.origins()) {
+    const OriginInfo &O = Out.Origins[Id];
+    if (O.Param) {
+      std::pair<unsigned, AccessPath> From{O.ParamIndex, O.ParamPath};
+      if (!llvm::is_contained(SV.FromParams, From))
+        SV.FromParams.push_back(From);
+    } else if (O.ImplicitObject) {
+      SV.FromObject = true;
+    } else if (O.Kind == Remoteness::Unknown || O.Folded || !O.Site) {
+      SV.Unknown = true;
+    } else if (!llvm::is_contained(SV.Built, std::make_pair(O.Site, O.Kind))) {
+      SV.Built.push_back({O.Site, O.Kind});
+    }
+  }
+  return SV;
+}
+
+void Analyzer::recordReturn(const Expr *Returned, State &S, unsigned Depth) {
+  if (!InReportSweep)
+    return;
+  QualType T = Returned->getType();
+  if (!Types.holdsDescriptors(T))
+    return;
+  // What is returned, built in a scratch object: its paths and values.
+  Location Scratch = Location::heap(Returned);
+  bool ByReference = Function && Function->getReturnType()->isReferenceType();
+  if (ByReference || Types.isPointer(T)) {
+    // A reference or a pointer to what the function holds: it escapes.
+    LocationList Locs = ByReference ? resolve(Returned, S) : designated(Returned, S);
+    escapeBelow(Locs, S);
+    return;
+  }
+  initialize(Scratch, T, Returned, S, /*Report=*/true, Depth);
+  auto [First, Last] = S.cellsBelow(Scratch);
+  ValueSet All;
+  for (auto It = First; It != Last; ++It) {
+    All.unionWith(It->second.Values);
+    for (const Location &L : It->second.Targets)
+      if (!L.isUnknown())
+        All.unionWith(heldBelow({L}, S));
+    if (Depth == 0 && It->second.Targets.empty())
+      addPathValues(Out.Summary.Returns, Scratch.suffixOf(It->first),
+                    toSummary(It->second.Values));
+  }
+  markEscaped(All);
+  eraseBelow(Scratch, S);
+}
+
+void Analyzer::summarise(const FunctionDecl &FD, const State &Exit) {
+  FunctionSummary &Summary = Out.Summary;
+  auto ParameterOf = [&](const OriginInfo &O) -> ParameterSummary * {
+    if (O.ImplicitObject)
+      return &Summary.Object;
+    if (O.Param && O.ParamIndex < Summary.Params.size())
+      return &Summary.Params[O.ParamIndex];
+    return nullptr;
+  };
+  auto Require = [&](const ValueSet &VS, const SendWaitRequirement &Requirement) {
+    for (const Value &V : VS.values()) {
+      if (!isUnguardedParam(V))
+        continue;
+      const OriginInfo &O = Out.Origins[V.Origin];
+      ParameterSummary *P = ParameterOf(O);
+      if (!P)
+        continue;
+      auto It = llvm::find_if(P->RequiresRemote,
+                              [&](const PathRequirement &R) { return R.Path == O.ParamPath; });
+      if (It == P->RequiresRemote.end()) {
+        P->RequiresRemote.push_back(PathRequirement{O.ParamPath, Requirement});
+      } else if (!(It->Requirement.WhenParams == Requirement.WhenParams)) {
+        // Two wait_sends under different conditions: under any condition.
+        It->Requirement.WhenParams.clear();
+      }
+    }
+  };
+  for (const DescriptorUse &Use : Out.WaitSends)
+    Require(Use.Values, SendWaitRequirement{Use.Call, {}, Use.Params});
+  for (const HelperWaitSend &H : Out.HelperWaitSends) {
+    SendWaitRequirement Chained = H.Requirement;
+    Chained.Through.insert(Chained.Through.begin(), H.Call);
+    Chained.WhenParams.clear(); // They were the callee's parameters.
+    Require(H.Values, Chained);
+  }
+  for (OriginId Id = 0; Id < Out.Origins.size(); ++Id) {
+    ParameterSummary *P = ParameterOf(Out.Origins[Id]);
+    if (!P)
+      continue;
+    P->MayUse |= Id < Used.size() && Used[Id];
+    P->Escapes |= Id < Escaped.size() && Escaped[Id];
+  }
+  for (unsigned I = 0; I < FD.getNumParams(); ++I) {
+    QualType T = FD.getParamDecl(I)->getType();
+    Summary.Params[I].MayWrite = WrittenParams.count(FD.getParamDecl(I)) &&
+                                 (T->isReferenceType() || T->isPointerType()) &&
+                                 !T->getPointeeType().isConstQualified() &&
+                                 !T.getNonReferenceType().isConstQualified();
+  }
+  Summary.Object.MayWrite = WroteObject;
+  // What a constructor or member function leaves in its object.
+  if (ObjectClass && Exit.Reachable) {
+    Location Object = Location::object(ObjectClass);
+    for (auto It = Exit.Cells.lower_bound(Object);
+         It != Exit.Cells.end() && Object.isPrefixOf(It->first); ++It)
+      if (It->second.Targets.empty())
+        addPathValues(Summary.ObjectStores, Object.suffixOf(It->first),
+                      toSummary(It->second.Values));
+  }
+}
+
+} // namespace dmalint

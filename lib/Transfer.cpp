@@ -1,0 +1,940 @@
+//===- Transfer.cpp - C++ statements: declarations, initialisation, assignment ===//
+//
+// What each kind of statement does to the state: a declaration or an
+// assignment puts a value (a descriptor, what a pointer designates, or a
+// whole aggregate or container, part by part) into locations; calls go to
+// DescriptorModel.cpp (the API) or Calls.cpp (everything else).
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+namespace {
+
+/// \p E without the wrappers an initialiser carries: parentheses, implicit
+/// casts that keep the value, temporaries, cleanups, default arguments and
+/// default member initialisers.
+const Expr *initialiser(const Expr *E) {
+  for (const Expr *Previous = nullptr; E && E != Previous;) {
+    Previous = E;
+    E = E->IgnoreParens();
+    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+      if (ICE->getCastKind() == CK_NoOp || ICE->getCastKind() == CK_ConstructorConversion ||
+          ICE->getCastKind() == CK_DerivedToBase ||
+          ICE->getCastKind() == CK_UncheckedDerivedToBase ||
+          ICE->getCastKind() == CK_UserDefinedConversion ||
+          ICE->getCastKind() == CK_LValueToRValue)
+        E = ICE->getSubExpr();
+    } else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      if (Cast->getCastKind() == CK_NoOp || Cast->getCastKind() == CK_ConstructorConversion)
+        E = Cast->getSubExpr();
+    } else if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MTE->getSubExpr();
+    } else if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = BTE->getSubExpr();
+    } else if (const auto *EWC = dyn_cast<ExprWithCleanups>(E)) {
+      E = EWC->getSubExpr();
+    } else if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E)) {
+      E = Default->getExpr();
+    } else if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(E)) {
+      E = Default->getExpr();
+    }
+  }
+  return E;
+}
+
+const VarDecl *varOf(const Expr *E) {
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  return nullptr;
+}
+
+/// The index of the alternative of variant \p V that a value of type \p Of
+/// initialises: the same type, else the only alternative that holds
+/// descriptors.
+std::optional<PathStep> alternativeFor(TypeModel &Types, QualType V, QualType Of) {
+  const TypeShape &TS = Types.shapeOf(V);
+  QualType Wanted = Of.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  for (const TypePart &P : TS.Parts)
+    if (P.Type.getCanonicalType().getUnqualifiedType() == Wanted)
+      return P.Step;
+  if (TS.Parts.size() == 1 && Types.holdsDescriptors(Of))
+    return TS.Parts[0].Step;
+  return std::nullopt;
+}
+
+/// The constructor a make_unique/make_shared instantiation calls.
+const CXXConstructExpr *constructionInside(const FunctionDecl *Factory) {
+  const Stmt *Body = Factory ? Factory->getBody() : nullptr;
+  if (!Body)
+    return nullptr;
+  llvm::SmallVector<const Stmt *, 16> Pending{Body};
+  while (!Pending.empty()) {
+    const Stmt *S = Pending.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *NE = dyn_cast<CXXNewExpr>(S))
+      return dyn_cast_or_null<CXXConstructExpr>(NE->getConstructExpr());
+    for (const Stmt *Child : S->children())
+      Pending.push_back(Child);
+  }
+  return nullptr;
+}
+
+} // namespace
+
+void Analyzer::transferBlock(const CFGBlock &B, State &S, bool Report, unsigned Depth) {
+  for (const CFGElement &Element : B) {
+    if (auto CS = Element.getAs<CFGStmt>()) {
+      transfer(CS->getStmt(), S, Report, Depth);
+    } else if (auto Ends = Element.getAs<CFGLifetimeEnds>()) {
+      endLifetime(Ends->getVarDecl(), S);
+    } else if (auto Init = Element.getAs<CFGInitializer>()) {
+      // A constructor's member (or base) initialiser: into `*this`.
+      const CXXCtorInitializer *I = Init->getInitializer();
+      Location Object = ObjectClass ? Location::object(ObjectClass) : Location::unknown();
+      if (const FieldDecl *FD = I->getMember())
+        initialize(Object.child(PathStep::field(FD)), FD->getType(), I->getInit(), S, Report,
+                   Depth);
+      else if (I->isBaseInitializer() && Types.isDescriptor(QualType(I->getBaseClass(), 0)))
+        initialize(Object, QualType(I->getBaseClass(), 0), I->getInit(), S, Report, Depth);
+      else if (I->isBaseInitializer())
+        initialize(Object, QualType(I->getBaseClass(), 0), I->getInit(), S, Report, Depth);
+    }
+    if (Out.HitWorkLimit)
+      return;
+  }
+}
+
+void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
+  if (const auto *RS = dyn_cast<ReturnStmt>(St)) {
+    if (RS->getRetValue())
+      recordReturn(RS->getRetValue(), S, Depth);
+    return;
+  }
+  if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        declare(VD, S, Report, Depth);
+    return;
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+    if (!BO->isAssignmentOp())
+      return;
+    QualType T = BO->getLHS()->getType();
+    if (Types.isPointer(T)) {
+      LocationList Targets = BO->getOpcode() == BO_Assign
+                                 ? evalTargets(BO->getRHS(), S, Report, Depth)
+                                 : designated(BO, S);
+      writeTargets(resolve(BO->getLHS(), S), Targets, S, Update::Strong);
+      return;
+    }
+    if (const VarDecl *VD = varOf(BO->getLHS()))
+      invalidateVar(VD, S);
+    return;
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+    if (!UO->isIncrementDecrementOp())
+      return;
+    if (Types.isPointer(UO->getSubExpr()->getType())) {
+      LocationList Locs = resolve(UO->getSubExpr(), S);
+      writeTargets(Locs, designated(UO, S), S, Update::Strong);
+    } else if (const VarDecl *VD = varOf(UO->getSubExpr())) {
+      invalidateVar(VD, S);
+    }
+    return;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(St)) {
+    transferOperatorCall(Op, S, Report, Depth);
+    return;
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(St)) {
+    transferMemberCall(MC, S, Report, Depth);
+    return;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(St)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    ApiRole Role = Api.roleOf(FD);
+    if (Role != ApiRole::None) {
+      // A factory builds a copy, used or not (a discarded temporary never
+      // is); an already-started one is in flight from here.
+      if (Types.isDescriptor(Call->getType())) {
+        ValueSet Built = eval(Call, S);
+        if (Role == ApiRole::StartedLocalFactory || Role == ApiRole::StartedRemoteFactory) {
+          markUsed(Built);
+          lifecycle({}, Built, LifeEvent::Start, S);
+        }
+      }
+      return;
+    }
+    FunctionEffect Effect = TypeModel::functionEffect(FD);
+    if (Effect != FunctionEffect::Unlisted) {
+      transferStdCall(Call, Effect, S, Report, Depth);
+      return;
+    }
+    call(Call, FD, callArguments(Call), nullptr, S, Report, Depth);
+    return;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(St)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (Api.isDescriptorConstructor(Ctor)) {
+      constructed(Construct, callArguments(Construct), S, Report); // Built here, used or not.
+      return;
+    }
+    // What a user constructor does with its arguments (its effect on the
+    // object is the declaration's: initialize()).
+    if (!Ctor->isCopyOrMoveConstructor() && !Ctor->isInStdNamespace() &&
+        !Ctor->getParent()->isInStdNamespace())
+      call(Construct, Ctor, callArguments(Construct), nullptr, S, Report, Depth);
+    return;
+  }
+}
+
+void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth) {
+  endLifetime(VD, S); // Whatever an earlier run of the declaration left.
+  QualType T = VD->getType();
+  Location Here = Location::variable(VD);
+  if (const CXXForRangeStmt *Range = rangeForOf(VD)) {
+    // for (auto &d : ds) / for (auto d : ds): one of ds's elements.
+    const Expr *Init = Range->getRangeInit();
+    LocationList Elements;
+    if (Types.isPointer(Init->getType()))
+      Elements = designated(Init, S); // A span.
+    else
+      for (const Location &L : resolve(Init, S))
+        addLocation(Elements, L.child(PathStep::element(PathStep::Any)));
+    if (hasUnknown(Elements) && Elements.size() == 1)
+      Elements = {Location::unknown()};
+    if (T->isReferenceType())
+      S.Cells[Here].Targets = Elements;
+    else
+      copyObject(Elements, Here, S, Update::Strong);
+    return;
+  }
+  const Expr *Init = VD->getInit();
+  if (T->isReferenceType()) {
+    if (!Init || !Types.holdsDescriptors(T.getNonReferenceType()))
+      return;
+    const Expr *Plain = Init->IgnoreParenImpCasts();
+    if (const auto *EWC = dyn_cast<ExprWithCleanups>(Plain))
+      Plain = EWC->getSubExpr()->IgnoreParenImpCasts();
+    // Bound to a temporary whose lifetime it extends: it is that object.
+    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(Plain);
+        MTE && !MTE->getSubExpr()->isGLValue()) {
+      initialize(Here, T.getNonReferenceType(), MTE->getSubExpr(), S, Report, Depth);
+      return;
+    }
+    S.Cells[Here].Targets = resolve(Init, S);
+    return;
+  }
+  if (T->isBooleanType() && Init) {
+    // bool r = d.is_remote(); (or its negation): a test of d to remember.
+    const Expr *E = Init->IgnoreParenImpCasts();
+    bool Negated = false;
+    while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() != UO_LNot)
+        break;
+      Negated = !Negated;
+      E = UO->getSubExpr()->IgnoreParenImpCasts();
+    }
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+        Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
+      LocationList Subjects = objectLocations(Call, S);
+      if (!hasUnknown(Subjects)) {
+        Guard G;
+        G.Subjects = std::move(Subjects);
+        G.SubjectsNegated = Negated;
+        S.Guards[VD] = G;
+      }
+    }
+    return;
+  }
+  if (Types.shapeOf(T).Kind == Shape::None)
+    return;
+  initialize(Here, T, Init, S, Report, Depth);
+  // A static local outlives the call: what it holds escapes.
+  if (VD->isStaticLocal())
+    escapeBelow({Here}, S);
+}
+
+void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, State &S,
+                          bool Report, unsigned Depth) {
+  const TypeShape &TS = Types.shapeOf(T);
+  Shape Kind = TS.Kind;
+  if (Kind == Shape::None)
+    return;
+  auto Unknown = [&] {
+    eraseBelow(Dest, S);
+    materialize(Dest, T, S, [&](const TypeModel::Leaf &Leaf, Cell &C) {
+      if (Leaf.Kind != Shape::Pointer)
+        C.Values = unknown();
+    });
+  };
+  if (Dest.isUnknown()) {
+    if (Init)
+      markEscaped(argumentValues(Init, S));
+    return;
+  }
+  const Expr *E = initialiser(Init);
+  if (!E) {
+    Unknown();
+    return;
+  }
+  switch (Kind) {
+  case Shape::Descriptor:
+    pendingOverwritten({Dest}, S);
+    S.Cells[Dest].Values = eval(E, S);
+    return;
+  case Shape::Pointer:
+    S.Cells[Dest].Targets = evalTargets(E, S, Report, Depth);
+    return;
+  case Shape::Engagement:
+    S.Cells[Dest].Values = evalOptional(Init, S);
+    return;
+  default:
+    break;
+  }
+  // A container or an aggregate: part by part.
+  QualType Element = TS.Element;
+  llvm::SmallVector<TypePart, 2> Parts = TS.Parts;
+  uint64_t Extent = TS.Extent;
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+    if (std::optional<bool> Constant = constantCondition(CO->getCond())) {
+      initialize(Dest, T, *Constant ? CO->getTrueExpr() : CO->getFalseExpr(), S, Report, Depth);
+      return;
+    }
+    // Each side into a scratch object, tagged with the condition, then both.
+    std::optional<AtomId> Atom = atomFor(CO->getCond());
+    const Expr *Arms[2] = {CO->getTrueExpr(), CO->getFalseExpr()};
+    eraseBelow(Dest, S);
+    for (unsigned I = 0; I < 2; ++I) {
+      Location Scratch = Location::heap(Arms[I]);
+      initialize(Scratch, T, Arms[I], S, Report, Depth);
+      if (Atom) {
+        auto [First, Last] = S.cellsBelow(Scratch);
+        for (auto It = First; It != Last; ++It)
+          It->second.Values.assume(FactSet{Fact{*Atom, I == 0}});
+      }
+      copyObject({Scratch}, Dest, S, I == 0 ? Update::Strong : Update::Weak);
+      eraseBelow(Scratch, S);
+    }
+    return;
+  }
+  auto Empty = [&] {
+    eraseBelow(Dest, S);
+    materialize(Dest, T, S, [](const TypeModel::Leaf &, Cell &) {});
+  };
+  if (const auto *ILE = dyn_cast<InitListExpr>(E)) {
+    if (ILE->isTransparent() && ILE->getNumInits() == 1) {
+      initialize(Dest, T, ILE->getInit(0), S, Report, Depth);
+      return;
+    }
+    eraseBelow(Dest, S);
+    if (Kind == Shape::FixedArray) {
+      Location Summary = Dest.child(PathStep::element(PathStep::Summary));
+      materialize(Summary, Element, S, [](const TypeModel::Leaf &, Cell &) {});
+      for (unsigned I = 0; I < ILE->getNumInits(); ++I) {
+        if (I < unsigned(MaxTrackedIndex) && I < Extent) {
+          initialize(Dest.child(PathStep::element(I)), Element, ILE->getInit(I), S, Report,
+                     Depth);
+        } else {
+          Location Scratch = Location::heap(ILE->getInit(I));
+          initialize(Scratch, Element, ILE->getInit(I), S, Report, Depth);
+          copyObject({Scratch}, Summary, S, Update::Weak);
+          eraseBelow(Scratch, S);
+        }
+      }
+      return;
+    }
+    const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+    if (!RD || !ILE->isSemanticForm()) {
+      Unknown();
+      return;
+    }
+    unsigned Index = 0;
+    if (RD->isUnion()) {
+      if (const FieldDecl *FD = ILE->getInitializedFieldInUnion(); FD && ILE->getNumInits() == 1)
+        initialize(Dest.child(PathStep::field(FD)), FD->getType(), ILE->getInit(0), S, Report,
+                   Depth);
+      return;
+    }
+    for (const CXXBaseSpecifier &Base : RD->bases()) {
+      if (Index < ILE->getNumInits())
+        initialize(Dest, Base.getType(), ILE->getInit(Index), S, Report, Depth);
+      ++Index;
+    }
+    for (const FieldDecl *FD : RD->fields()) {
+      if (Index < ILE->getNumInits())
+        initialize(Dest.child(PathStep::field(FD)), FD->getType(), ILE->getInit(Index), S,
+                   Report, Depth);
+      ++Index;
+    }
+    return;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    auto Args = callArguments(Construct);
+    if (Ctor->isCopyOrMoveConstructor() && !Args.empty()) {
+      const Expr *Source = initialiser(Args[0]);
+      if (Source->isGLValue())
+        copyObject(resolve(Source, S), Dest, S, Update::Strong);
+      else
+        initialize(Dest, T, Source, S, Report, Depth);
+      return;
+    }
+    if (Kind == Shape::Sequence || Kind == Shape::Optional) {
+      Empty();
+      Location Slot = Kind == Shape::Optional ? Dest.child(PathStep::part(0))
+                                              : Dest.child(PathStep::element(PathStep::Summary));
+      if (Kind == Shape::Optional && Args.size() == 1 && !isa<CXXDefaultArgExpr>(Args[0])) {
+        // optional(d), optional(std::in_place, ...) and optional(std::nullopt).
+        QualType ArgT = Args[0]->getType();
+        if (Types.holdsDescriptors(ArgT) && !Types.isContainer(ArgT))
+          initialize(Slot, Element, Args[0], S, Report, Depth);
+        return;
+      }
+      insertInto({Slot}, Element, Args, Construct, S, Report, Depth);
+      return;
+    }
+    if (Kind == Shape::Pair || Kind == Shape::Tuple) {
+      // pair(a, b), tuple(a, b, c): the parts in order.
+      eraseBelow(Dest, S);
+      unsigned NumArgs = 0;
+      for (const Expr *A : Args)
+        NumArgs += !isa<CXXDefaultArgExpr>(A);
+      if (NumArgs == 0) {
+        Unknown();
+        return;
+      }
+      for (unsigned I = 0; I < Args.size(); ++I)
+        if (std::optional<PathStep> Step = Types.partStep(T, I))
+          initialize(Dest.child(*Step), Args[I]->getType(), Args[I], S, Report, Depth);
+      return;
+    }
+    if (Kind == Shape::Variant) {
+      eraseBelow(Dest, S);
+      if (Args.size() == 1)
+        if (std::optional<PathStep> Step = alternativeFor(Types, T, Args[0]->getType())) {
+          initialize(Dest.child(*Step), Args[0]->getType(), Args[0], S, Report, Depth);
+          return;
+        }
+      Unknown();
+      return;
+    }
+    if (Kind == Shape::Record) {
+      // A user constructor: what it leaves in its object, as its summary says.
+      if (const FunctionSummary *Summary = summaryFor(Ctor)) {
+        eraseBelow(Dest, S);
+        applyObjectStores(*Summary, Construct, Args, Ctor, {Dest}, Update::Strong, S);
+        return;
+      }
+      // An implicit default constructor: the in-class initialisers.
+      if (Ctor->isImplicit() && Args.empty()) {
+        eraseBelow(Dest, S);
+        materialize(Dest, T, S, [&](const TypeModel::Leaf &Leaf, Cell &C) {
+          if (Leaf.Kind != Shape::Pointer)
+            C.Values = unknown();
+        });
+        for (const CXXCtorInitializer *I : Ctor->inits())
+          if (const FieldDecl *FD = I->getMember())
+            initialize(Dest.child(PathStep::field(FD)), FD->getType(), I->getInit(), S, Report,
+                       Depth);
+        return;
+      }
+    }
+    Unknown();
+    return;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    auto Args = callArguments(Call);
+    switch (TypeModel::functionEffect(FD)) {
+    case FunctionEffect::Identity:
+      if (!Args.empty()) {
+        const Expr *Source = initialiser(Args[0]);
+        if (Source->isGLValue())
+          copyObject(resolve(Source, S), Dest, S, Update::Strong);
+        else
+          initialize(Dest, T, Source, S, Report, Depth);
+        return;
+      }
+      break;
+    case FunctionEffect::MakeAggregate:
+      eraseBelow(Dest, S);
+      if (Kind == Shape::Optional) {
+        if (Args.size() == 1)
+          initialize(Dest.child(PathStep::part(0)), Element, Args[0], S, Report, Depth);
+        return;
+      }
+      for (unsigned I = 0; I < Args.size(); ++I)
+        if (std::optional<PathStep> Step = Types.partStep(T, I))
+          initialize(Dest.child(*Step), Args[I]->getType(), Args[I], S, Report, Depth);
+      return;
+    default:
+      break;
+    }
+    if (E->isGLValue() && Types.functionEffect(FD) == FunctionEffect::GetPart) {
+      copyObject(resolve(E, S), Dest, S, Update::Strong);
+      return;
+    }
+    if (const FunctionSummary *Summary = summaryFor(FD)) {
+      eraseBelow(Dest, S);
+      for (const PathValues &PV : Summary->Returns) {
+        Location At = Dest.child(PV.Path.steps());
+        if (At.isUnknown())
+          continue;
+        S.Cells[At].Values =
+            summaryValues(PV.Values, Call, Args, FD, nullptr, PV.Path, /*Imported=*/false, S);
+      }
+      return;
+    }
+    if (E->isGLValue()) {
+      copyObject(resolve(E, S), Dest, S, Update::Strong);
+      return;
+    }
+    Unknown();
+    return;
+  }
+  if (isa<ImplicitValueInitExpr, CXXScalarValueInitExpr>(E)) {
+    Empty();
+    return;
+  }
+  if (E->isGLValue()) {
+    copyObject(resolve(E, S), Dest, S, Update::Strong);
+    return;
+  }
+  Unknown();
+}
+
+void Analyzer::assign(const LocationList &Dest, QualType T, const Expr *Init, State &S,
+                      bool Report, unsigned Depth) {
+  if (Dest.size() == 1 && Dest[0].isSingle()) {
+    pendingOverwritten(Dest, S);
+    initialize(Dest[0], T, Init, S, Report, Depth);
+    return;
+  }
+  Location Scratch = Location::heap(Init);
+  initialize(Scratch, T, Init, S, Report, Depth);
+  for (const Location &L : Dest)
+    copyObject({Scratch}, L, S, Update::Weak);
+  eraseBelow(Scratch, S);
+}
+
+ValueSet Analyzer::eval(const Expr *E, const State &S) {
+  E = stripWrappers(E);
+  if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E))
+    return eval(Default->getExpr(), S);
+  if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(E))
+    return eval(Default->getExpr(), S);
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (TypeModel::functionEffect(FD) == FunctionEffect::Identity && Call->getNumArgs() >= 1)
+      return eval(Call->getArg(0), S);
+    switch (Api.roleOf(FD)) {
+    case ApiRole::LocalFactory:
+    case ApiRole::StartedLocalFactory:
+      return ValueSet::of(originValue(E, Remoteness::Local));
+    case ApiRole::RemoteFactory:
+    case ApiRole::StartedRemoteFactory:
+      return ValueSet::of(originValue(E, Remoteness::Remote));
+    default:
+      break;
+    }
+    // v[i], v.at(i), *opt, std::get<0>(p): an element we follow.
+    if (LocationList Locs = resolve(E, S); !hasUnknown(Locs))
+      return read(Locs, S);
+    if (const FunctionSummary *Summary = summaryFor(FD)) {
+      auto Args = callArguments(Call);
+      const LocationList *Object = nullptr;
+      LocationList ObjectLocs;
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+        ObjectLocs = objectLocations(MC, S);
+        Object = &ObjectLocs;
+      }
+      for (const PathValues &PV : Summary->Returns)
+        if (PV.Path.empty())
+          return summaryValues(PV.Values, Call, Args, FD, Object, PV.Path, false, S);
+    }
+    return unknown();
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (Api.isDescriptorConstructor(Ctor))
+      return constructed(Construct, callArguments(Construct), S, /*Report=*/false);
+    if (Ctor->isCopyOrMoveConstructor() && Construct->getNumArgs() >= 1)
+      return eval(Construct->getArg(0), S);
+    // A class derived from the descriptor type: what its constructor
+    // leaves in the descriptor it is.
+    if (const FunctionSummary *Summary = summaryFor(Ctor)) {
+      auto Args = callArguments(Construct);
+      for (const PathValues &PV : Summary->ObjectStores)
+        if (PV.Path.empty())
+          return summaryValues(PV.Values, Construct, Args, Ctor, nullptr, PV.Path,
+                               /*Imported=*/true, S);
+    }
+    return unknown();
+  }
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+    if (std::optional<bool> Constant = constantCondition(CO->getCond()))
+      return eval(*Constant ? CO->getTrueExpr() : CO->getFalseExpr(), S);
+    ValueSet T = eval(CO->getTrueExpr(), S), F = eval(CO->getFalseExpr(), S);
+    if (std::optional<AtomId> Id = atomFor(CO->getCond())) {
+      T.assume(FactSet{Fact{*Id, true}});
+      F.assume(FactSet{Fact{*Id, false}});
+    }
+    T.unionWith(F);
+    return T;
+  }
+  if (E->isGLValue())
+    return read(resolve(E, S), S);
+  return unknown();
+}
+
+LocationList Analyzer::evalTargets(const Expr *E, State &S, bool Report, unsigned Depth) {
+  const Expr *Plain = initialiser(E);
+  if (const auto *NE = dyn_cast<CXXNewExpr>(Plain)) {
+    QualType T = NE->getAllocatedType();
+    Location Heap = Location::heap(NE);
+    if (!Types.holdsDescriptors(T))
+      return {Location::unknown()};
+    if (NE->isArray()) {
+      eraseBelow(Heap, S);
+      materialize(Heap.child(PathStep::element(PathStep::Summary)), T, S,
+                  [&](const TypeModel::Leaf &Leaf, Cell &C) {
+                    if (Leaf.Kind != Shape::Pointer)
+                      C.Values = unknown();
+                  });
+      return {Heap.child(PathStep::element(PathStep::Any))};
+    }
+    initialize(Heap, T, NE->getInitializer(), S, Report, Depth);
+    return {Heap};
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(Plain)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (TypeModel::functionEffect(FD) == FunctionEffect::MakeHeap) {
+      const TemplateArgumentList *TArgs = FD->getTemplateSpecializationArgs();
+      if (!TArgs || TArgs->size() == 0 || TArgs->get(0).getKind() != TemplateArgument::Type)
+        return {Location::unknown()};
+      QualType T = TArgs->get(0).getAsType();
+      Location Heap = Location::heap(Call);
+      if (!Types.holdsDescriptors(T))
+        return {Location::unknown()};
+      auto Args = callArguments(Call);
+      eraseBelow(Heap, S);
+      if (Types.isDescriptor(T)) {
+        // make_unique<D>(d) copies d; make_unique<D>(src, dst, sem, ...) builds one.
+        if (Args.size() == 1)
+          S.Cells[Heap].Values = eval(Args[0], S);
+        else if (const CXXConstructExpr *Inside = constructionInside(FD);
+                 Inside && Api.isDescriptorConstructor(Inside->getConstructor()))
+          S.Cells[Heap].Values = constructed(Call, Args, S, /*Report=*/false);
+        else
+          S.Cells[Heap].Values = unknown();
+        return {Heap};
+      }
+      // A class: the constructor make_unique calls, on the arguments it forwards.
+      const CXXConstructExpr *Inside = constructionInside(FD);
+      const FunctionSummary *Summary =
+          Inside ? summaryFor(Inside->getConstructor()) : nullptr;
+      if (Summary && !Inside->getConstructor()->isCopyOrMoveConstructor()) {
+        applyObjectStores(*Summary, Call, Args, Inside->getConstructor(), {Heap},
+                          Update::Strong, S);
+      } else if (Args.size() == 1 && Types.holdsDescriptors(Args[0]->getType())) {
+        initialize(Heap, T, Args[0], S, Report, Depth);
+      } else {
+        materialize(Heap, T, S, [&](const TypeModel::Leaf &Leaf, Cell &C) {
+          if (Leaf.Kind != Shape::Pointer)
+            C.Values = unknown();
+        });
+      }
+      return {Heap};
+    }
+  }
+  return designated(E, S);
+}
+
+void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, bool Report,
+                                    unsigned Depth) {
+  if (Op->getNumArgs() == 0)
+    return;
+  const Expr *Target = Op->getArg(0);
+  QualType T = Target->getType();
+  const TypeShape &TS = Types.shapeOf(T);
+  OverloadedOperatorKind K = Op->getOperator();
+  if (K == OO_Equal && Op->getNumArgs() == 2) {
+    const Expr *Value = Op->getArg(1);
+    switch (TS.Kind) {
+    case Shape::Descriptor:
+      write(resolve(Target, S), eval(Value, S), S, Update::Strong);
+      return;
+    case Shape::Pointer:
+      writeTargets(resolve(Target, S), evalTargets(Value, S, Report, Depth), S, Update::Strong);
+      return;
+    case Shape::Variant:
+      // v = d: the alternative d's type selects.
+      if (!Types.shapeOf(Value->getType()).isAggregate() ||
+          Types.shapeOf(Value->getType()).Kind == Shape::Record)
+        if (std::optional<PathStep> Step = alternativeFor(Types, T, Value->getType())) {
+          LocationList Whole = resolve(Target, S);
+          for (const Location &L : Whole)
+            eraseBelow(L, S);
+          LocationList Parts;
+          for (const Location &L : Whole)
+            addLocation(Parts, L.child(*Step));
+          assign(Parts, Value->getType().getNonReferenceType(), Value, S, Report, Depth);
+          return;
+        }
+      [[fallthrough]];
+    case Shape::Optional:
+      // o = d: the value; o = std::nullopt: nothing.
+      if (TS.Kind == Shape::Optional && !Types.isContainer(Value->getType()) &&
+          Types.holdsDescriptors(Value->getType())) {
+        LocationList Slots;
+        for (const Location &L : resolve(Target, S))
+          addLocation(Slots, L.child(PathStep::part(0)));
+        assign(Slots, TS.Element, Value, S, Report, Depth);
+        return;
+      }
+      [[fallthrough]];
+    case Shape::Sequence:
+    case Shape::FixedArray:
+    case Shape::Pair:
+    case Shape::Tuple:
+    case Shape::Record:
+    case Shape::Engagement:
+      if (TS.Kind == Shape::Engagement) {
+        write(resolve(Target, S), evalOptional(Value, S), S, Update::Strong);
+        return;
+      }
+      if (TS.Kind == Shape::Sequence && Types.holdsDescriptors(Value->getType()) &&
+          !Types.isContainer(Value->getType())) {
+        // v = {d}: an initializer_list of one.
+        assign(resolve(Target, S), T.getNonReferenceType(), Value, S, Report, Depth);
+        return;
+      }
+      assign(resolve(Target, S), T.getNonReferenceType(), Value, S, Report, Depth);
+      return;
+    case Shape::None:
+      break;
+    }
+    if (const VarDecl *VD = varOf(Target))
+      invalidateVar(VD, S);
+    return;
+  }
+  if (K == OO_Call) {
+    if (const LambdaExpr *Lambda = lambdaOf(Target)) {
+      llvm::SmallVector<LocationList, 2> ArgLocations;
+      llvm::SmallVector<Location, 2> Scratches;
+      for (unsigned I = 1; I < Op->getNumArgs(); ++I) {
+        const Expr *Arg = Op->getArg(I);
+        if (Arg->isGLValue() && !isa<MaterializeTemporaryExpr>(Arg->IgnoreParens())) {
+          ArgLocations.push_back(resolve(Arg, S));
+        } else {
+          // A temporary argument: an object of its own for the call.
+          Location Scratch = Location::heap(Arg);
+          initialize(Scratch, Arg->getType(), Arg, S, Report, Depth);
+          Scratches.push_back(Scratch);
+          ArgLocations.push_back({Scratch});
+        }
+      }
+      inlineLambda(Lambda, dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()), ArgLocations,
+                   S, /*MayNotRun=*/false, Report, Depth);
+      for (const Location &L : Scratches)
+        eraseBelow(L, S);
+      return;
+    }
+    opaqueCall(nullptr, llvm::ArrayRef(Op->getArgs() + 1, Op->getNumArgs() - 1), S, Report,
+               Depth);
+    return;
+  }
+  if (TS.Kind == Shape::Pointer &&
+      (K == OO_PlusPlus || K == OO_MinusMinus || K == OO_PlusEqual || K == OO_MinusEqual)) {
+    writeTargets(resolve(Target, S), designated(Op, S), S, Update::Strong);
+    return;
+  }
+  if (Op->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus) {
+    if (const VarDecl *VD = varOf(Target))
+      invalidateVar(VD, S);
+    return;
+  }
+  // Another overloaded operator of the program's own (not a read through
+  // [], *, ->): a call like any other.
+  if (K != OO_Subscript && K != OO_Star && K != OO_Arrow)
+    if (const FunctionDecl *FD = Op->getDirectCallee(); FD && !FD->isInStdNamespace())
+      call(Op, FD, callArguments(Op), nullptr, S, Report, Depth);
+}
+
+void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Report,
+                                  unsigned Depth) {
+  const CXXMethodDecl *MD = MC->getMethodDecl();
+  if (transferApiMethod(MC, S, Report))
+    return;
+  const Expr *Object = MC->getImplicitObjectArgument();
+  if (!MD || !Object)
+    return;
+  auto Args = callArguments(MC);
+  const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens());
+  QualType ObjectType = ME && ME->isArrow() ? Object->getType()->getPointeeType()
+                                            : Object->getType();
+  const TypeShape &ObjectShape = Types.shapeOf(ObjectType);
+  bool StdObject = ObjectShape.Kind != Shape::Record && ObjectShape.Kind != Shape::Descriptor &&
+                   ObjectShape.Kind != Shape::None;
+  if (StdObject) {
+    LocationList Locs = objectLocations(MC, S);
+    StringRef Name = MD->getIdentifier() ? MD->getName() : "";
+    switch (TypeModel::methodEffect(ObjectShape.Kind, MD->getNameAsString())) {
+    case MethodEffect::Insert: {
+      LocationList Slots;
+      for (const Location &L : Locs)
+        addLocation(Slots, L.child(PathStep::element(PathStep::Summary)));
+      insertInto(Slots, ObjectShape.Element, Args, MC, S, Report, Depth);
+      return;
+    }
+    case MethodEffect::Assign: {
+      if (ObjectShape.Kind == Shape::Optional) {
+        // emplace(args): a value built from them.
+        LocationList Slots;
+        for (const Location &L : Locs)
+          addLocation(Slots, L.child(PathStep::part(0)));
+        Location Scratch = Location::heap(MC);
+        eraseBelow(Scratch, S);
+        if (Types.isDescriptor(ObjectShape.Element)) {
+          S.Cells[Scratch].Values =
+              Args.size() == 1 ? eval(Args[0], S) : constructed(MC, Args, S, Report);
+        } else if (Args.size() == 1) {
+          initialize(Scratch, ObjectShape.Element, Args[0], S, Report, Depth);
+        }
+        for (const Location &L : Slots)
+          copyObject({Scratch}, L, S, Slots.size() == 1 ? Update::Strong : Update::Weak);
+        eraseBelow(Scratch, S);
+        return;
+      }
+      // assign(...), fill(...): the old elements go.
+      for (const Location &L : Locs)
+        if (L.isSingle()) {
+          auto [First, Last] = S.cellsBelow(L);
+          for (auto It = First; It != Last; ++It)
+            It->second.Values = ValueSet();
+        }
+      LocationList Slots;
+      for (const Location &L : Locs)
+        addLocation(Slots, L.child(PathStep::element(PathStep::Summary)));
+      insertInto(Slots, ObjectShape.Element, Args, MC, S, Report, Depth);
+      return;
+    }
+    case MethodEffect::Clear:
+      if (ObjectShape.Kind == Shape::Pointer) {
+        // reset(p): designates p now; reset(): nothing.
+        LocationList Targets = Args.empty() || isa<CXXDefaultArgExpr>(Args[0])
+                                   ? LocationList()
+                                   : evalTargets(Args[0], S, Report, Depth);
+        writeTargets(Locs, Targets, S, Update::Strong);
+        return;
+      }
+      pendingOverwritten(Locs, S);
+      for (const Location &L : Locs) {
+        if (!L.isSingle())
+          continue;
+        auto [First, Last] = S.cellsBelow(L);
+        for (auto It = First; It != Last; ++It)
+          It->second.Values = ValueSet();
+      }
+      return;
+    case MethodEffect::Unlisted:
+      if (MD->isConst() || Name == "swap")
+        break;
+      // A member function the table does not know may change what it holds.
+      for (const Location &L : Locs) {
+        escapeBelow({L}, S);
+        auto [First, Last] = S.cellsBelow(L);
+        for (auto It = First; It != Last; ++It)
+          if (It->second.Targets.empty())
+            It->second.Values.unionWith(unknown());
+      }
+      return;
+    default:
+      return;
+    }
+    if (Name == "swap") {
+      for (const Location &L : Locs)
+        forgetBelow(L, S);
+      if (!Args.empty())
+        for (const Location &L : resolve(Args[0], S))
+          forgetBelow(L, S);
+    }
+    return;
+  }
+  LocationList ObjectLocs = objectLocations(MC, S);
+  call(MC, MD, Args, &ObjectLocs, S, Report, Depth);
+}
+
+void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
+                          llvm::ArrayRef<const Expr *> Args, const Expr *Site, State &S,
+                          bool Report, unsigned Depth) {
+  if (Elements.empty())
+    return;
+  Location Scratch = Location::heap(Site);
+  auto Add = [&](const Expr *Value) {
+    eraseBelow(Scratch, S);
+    initialize(Scratch, ElementType, Value, S, Report, Depth);
+    for (const Location &L : Elements)
+      copyObject({Scratch}, L, S, Update::Weak);
+    eraseBelow(Scratch, S);
+  };
+  QualType Plain = ElementType.getCanonicalType().getUnqualifiedType();
+  auto IsElement = [&](const Expr *E) {
+    return E->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType() == Plain ||
+           (Types.isDescriptor(ElementType) && Types.isDescriptor(E->getType()));
+  };
+  // push_back(d), insert(pos, d), emplace_back(d): the element.
+  for (auto It = Args.rbegin(); It != Args.rend(); ++It)
+    if (IsElement(*It)) {
+      Add(*It);
+      return;
+    }
+  // emplace_back(src, dst, sem, ...): the general constructor's arguments.
+  if (Types.isDescriptor(ElementType) && Args.size() >= 3) {
+    ValueSet Built = constructed(Site, Args, S, /*Report=*/false);
+    for (const Location &L : Elements)
+      write({L}, Built, S, Update::Weak);
+    return;
+  }
+  // insert(pos, {a, b}), a constructor's initializer list, insert(pos, first, last).
+  bool Any = false;
+  for (unsigned I = 0; I < Args.size(); ++I) {
+    const Expr *Arg = initialiser(Args[I]);
+    if (isa<CXXDefaultArgExpr>(Args[I]))
+      continue;
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg)) {
+      const Expr *Inner = initialiser(List->getSubExpr());
+      if (const auto *ILE = dyn_cast<InitListExpr>(Inner)) {
+        for (const Expr *Item : ILE->inits())
+          Add(Item);
+        Any = true;
+        continue;
+      }
+    }
+    if (Types.isPointer(Arg->getType()) && I + 1 < Args.size() &&
+        Types.isPointer(Args[I + 1]->getType())) {
+      // An iterator range.
+      LocationList From = designated(Arg, S);
+      for (const Location &L : Elements)
+        copyObject(From, L, S, Update::Weak);
+      Any = true;
+      ++I;
+      continue;
+    }
+  }
+  if (!Any && Types.holdsDescriptors(ElementType)) {
+    ValueSet Unknown = unknown();
+    for (const Location &L : Elements)
+      write({L}, Unknown, S, Update::Weak);
+  }
+}
+
+} // namespace dmalint

@@ -1,0 +1,291 @@
+//===- Worklist.cpp - The component-ordered fixed point and its work bound ===//
+#include "Analyzer.h"
+#include "llvm/ADT/ScopeExit.h"
+#include <queue>
+
+using namespace clang;
+
+namespace dmalint {
+
+/// Blocks reachable from the entry, in reverse post-order. (LLVM's
+/// traversal would visit the null successors that CFG pruning leaves for
+/// constant conditions such as `do { } while (0)`.)
+std::vector<const CFGBlock *> reversePostOrder(const CFG &G) {
+  std::vector<const CFGBlock *> PostOrder;
+  std::vector<bool> Seen(G.getNumBlockIDs(), false);
+  std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Stack;
+  Stack.push_back({&G.getEntry(), G.getEntry().succ_begin()});
+  Seen[G.getEntry().getBlockID()] = true;
+  while (!Stack.empty()) {
+    auto &[Block, Next] = Stack.back();
+    if (Next == Block->succ_end()) {
+      PostOrder.push_back(Block);
+      Stack.pop_back();
+      continue;
+    }
+    const CFGBlock *Succ = Next->getReachableBlock();
+    ++Next;
+    if (Succ && !Seen[Succ->getBlockID()]) {
+      Seen[Succ->getBlockID()] = true;
+      Stack.push_back({Succ, Succ->succ_begin()});
+    }
+  }
+  return std::vector<const CFGBlock *>(PostOrder.rbegin(), PostOrder.rend());
+}
+
+namespace {
+
+/// The reachable blocks of a CFG, each strongly connected component
+/// contiguous, components in topological order, and the blocks of one
+/// component in reverse post-order.
+struct ComponentOrder {
+  std::vector<const CFGBlock *> Blocks;
+  std::vector<unsigned> ComponentStart; ///< By position: where its component starts.
+};
+
+ComponentOrder componentOrder(const CFG &G) {
+  std::vector<const CFGBlock *> RPO = reversePostOrder(G);
+  std::vector<unsigned> RPOIndex(G.getNumBlockIDs(), 0);
+  for (unsigned I = 0; I < RPO.size(); ++I)
+    RPOIndex[RPO[I]->getBlockID()] = I;
+  // Tarjan's algorithm, iterative (a CFG can have 100,000 blocks): it
+  // completes the components in reverse topological order.
+  constexpr unsigned Unvisited = ~0u;
+  std::vector<unsigned> Index(G.getNumBlockIDs(), Unvisited), Low(G.getNumBlockIDs(), 0);
+  std::vector<bool> OnStack(G.getNumBlockIDs(), false);
+  std::vector<const CFGBlock *> Stack;
+  std::vector<std::vector<const CFGBlock *>> Components;
+  std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Calls;
+  unsigned Next = 0;
+  auto Enter = [&](const CFGBlock *B) {
+    Index[B->getBlockID()] = Low[B->getBlockID()] = Next++;
+    Stack.push_back(B);
+    OnStack[B->getBlockID()] = true;
+    Calls.push_back({B, B->succ_begin()});
+  };
+  Enter(&G.getEntry());
+  while (!Calls.empty()) {
+    auto &[B, It] = Calls.back();
+    unsigned ID = B->getBlockID();
+    if (It != B->succ_end()) {
+      const CFGBlock *Succ = It->getReachableBlock();
+      ++It;
+      if (!Succ)
+        continue;
+      unsigned SuccID = Succ->getBlockID();
+      if (Index[SuccID] == Unvisited)
+        Enter(Succ); // Invalidates B and It.
+      else if (OnStack[SuccID])
+        Low[ID] = std::min(Low[ID], Index[SuccID]);
+      continue;
+    }
+    if (Low[ID] == Index[ID]) {
+      std::vector<const CFGBlock *> Component;
+      const CFGBlock *Member;
+      do {
+        Member = Stack.back();
+        Stack.pop_back();
+        OnStack[Member->getBlockID()] = false;
+        Component.push_back(Member);
+      } while (Member != B);
+      llvm::sort(Component, [&](const CFGBlock *X, const CFGBlock *Y) {
+        return RPOIndex[X->getBlockID()] < RPOIndex[Y->getBlockID()];
+      });
+      Components.push_back(std::move(Component));
+    }
+    const CFGBlock *Finished = B;
+    Calls.pop_back();
+    if (!Calls.empty()) {
+      unsigned Parent = Calls.back().first->getBlockID();
+      Low[Parent] = std::min(Low[Parent], Low[Finished->getBlockID()]);
+    }
+  }
+  ComponentOrder Order;
+  Order.Blocks.reserve(RPO.size());
+  Order.ComponentStart.reserve(RPO.size());
+  for (auto C = Components.rbegin(); C != Components.rend(); ++C) {
+    unsigned Start = Order.Blocks.size();
+    for (const CFGBlock *B : *C) {
+      Order.Blocks.push_back(B);
+      Order.ComponentStart.push_back(Start);
+    }
+  }
+  return Order;
+}
+
+/// The expression whose value picks the successor of \p B.
+const Expr *branchCondition(const CFGBlock &B) {
+  const Stmt *Term = B.getTerminatorStmt();
+  if (!Term)
+    return nullptr;
+  const Expr *Cond = nullptr;
+  if (const auto *BO = dyn_cast<BinaryOperator>(Term); BO && BO->isLogicalOp())
+    Cond = BO->getLHS();
+  else
+    Cond = dyn_cast_or_null<Expr>(
+        const_cast<CFGBlock &>(B).getTerminatorCondition(/*StripParens=*/true));
+  // In the block that evaluates the right operand of && or ||, the branch
+  // is taken on that operand.
+  while (Cond) {
+    const auto *BO = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+    if (!BO || !BO->isLogicalOp())
+      break;
+    Cond = BO->getRHS();
+  }
+  return Cond;
+}
+
+template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, const State &S, Fn Emit) {
+  if (B.hasNoReturnElement())
+    return;
+  const Expr *Cond = nullptr;
+  if (B.succ_size() == 2)
+    Cond = branchCondition(B);
+  // clang prunes the edges its CFG builder can evaluate; what it leaves of
+  // a constant condition is dead all the same.
+  std::optional<bool> Constant = Cond ? A.constantCondition(Cond) : std::nullopt;
+  Guard G = Cond && !Constant ? A.classify(Cond, S) : Guard();
+  unsigned I = 0;
+  for (const CFGBlock::AdjacentBlock &Succ : B.succs()) {
+    unsigned Edge = I++;
+    if (!Succ.getReachableBlock() || (Constant && *Constant != (Edge == 0)))
+      continue;
+    State T = S;
+    if (!G.empty())
+      A.refine(T, G, /*Holds=*/Edge == 0);
+    // After the branch: its condition may be what makes an edge unreachable.
+    A.dropDeadLocals(B, T);
+    if (T.Reachable)
+      Emit(Succ.getReachableBlock(), std::move(T));
+  }
+}
+
+} // namespace
+
+/// Runs to a fixed point from \p Entry; with \p Report, records the uses in
+/// a sweep over the converged states. Returns the state at exit.
+///
+/// Blocks are visited in an order where each strongly connected component
+/// (a loop, or a single block) is contiguous and comes after every
+/// component that can reach it. With the lowest position first, a
+/// component is done once a later one is reached: its states are final, so
+/// its uses are recorded and its states freed then. A function's peak is
+/// then the states of one loop, not one state per block of the function.
+State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
+  ComponentOrder Order = componentOrder(G);
+  const std::vector<const CFGBlock *> &ByOrder = Order.Blocks;
+  // Every reachable block is visited at least once: a CFG with more blocks
+  // than the budget has left cannot finish, so give up before storing a
+  // state per block.
+  if (Out.Steps + ByOrder.size() > Limits.MaxBlockVisits) {
+    Out.HitWorkLimit = true;
+    return State();
+  }
+  std::vector<unsigned> Position(G.getNumBlockIDs(), 0);
+  for (unsigned I = 0; I < ByOrder.size(); ++I)
+    Position[ByOrder[I]->getBlockID()] = I;
+  const unsigned ExitID = G.getExit().getBlockID();
+  // By block ID; a pointer each, as most blocks hold no state at a time.
+  std::vector<std::unique_ptr<State>> In(G.getNumBlockIDs());
+  auto Store = [&](std::unique_ptr<State> &Slot, State S) {
+    Out.PeakStoredStates = std::max(Out.PeakStoredStates, ++StoredStates);
+    Slot = std::make_unique<State>(std::move(S));
+  };
+  // However this run ends, its states are gone after it.
+  auto Release = llvm::make_scope_exit(
+      [&, Before = StoredStates] { StoredStates = Before; });
+  Store(In[G.getEntry().getBlockID()], std::move(Entry));
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>> Queue;
+  std::vector<bool> Queued(ByOrder.size(), false);
+  Queue.push(0);
+  Queued[0] = true;
+
+  // Records the uses of the blocks before position \p End, whose states are
+  // final, and frees their states (the exit's is returned).
+  unsigned Done = 0;
+  auto Finish = [&](unsigned End) {
+    bool Outer = InReportSweep;
+    InReportSweep = true;
+    for (; Done < End; ++Done) {
+      const CFGBlock *B = ByOrder[Done];
+      std::unique_ptr<State> &Slot = In[B->getBlockID()];
+      if (!Slot)
+        continue;
+      if (Report) {
+        if (B->getBlockID() == ExitID) {
+          State S = *Slot;
+          transferBlock(*B, S, /*Report=*/true, Depth);
+        } else {
+          transferBlock(*B, *Slot, /*Report=*/true, Depth);
+        }
+        if (Out.HitWorkLimit)
+          break;
+      }
+      if (B->getBlockID() != ExitID) {
+        Slot.reset();
+        --StoredStates;
+      }
+    }
+    InReportSweep = Outer;
+  };
+
+  while (!Queue.empty()) {
+    unsigned At = Queue.top();
+    Queue.pop();
+    Queued[At] = false;
+    Finish(Order.ComponentStart[At]);
+    if (Out.HitWorkLimit)
+      return State();
+    const CFGBlock *B = ByOrder[At];
+    State S = *In[B->getBlockID()];
+    if (!chargeVisit(*B, S))
+      return State();
+    transferBlock(*B, S, /*Report=*/false, Depth);
+    if (Out.HitWorkLimit)
+      return State();
+    propagate(*this, *B, S, [&](const CFGBlock *Succ, State T) {
+      auto &Slot = In[Succ->getBlockID()];
+      if (!Slot) {
+        Store(Slot, std::move(T));
+      } else {
+        State Joined = joinStates(*Slot, T);
+        bound(Joined);
+        if (Joined == *Slot)
+          return;
+        *Slot = std::move(Joined);
+      }
+      unsigned SuccAt = Position[Succ->getBlockID()];
+      if (!Queued[SuccAt]) {
+        Queued[SuccAt] = true;
+        Queue.push(SuccAt);
+      }
+    });
+  }
+  Finish(ByOrder.size());
+  if (Out.HitWorkLimit)
+    return State();
+  auto &Exit = In[ExitID];
+  if (!Exit) {
+    State Unreached;
+    Unreached.Reachable = false;
+    return Unreached;
+  }
+  return std::move(*Exit);
+}
+
+bool Analyzer::chargeVisit(const CFGBlock &B, const State &S) {
+  // A visit costs one step, and one more per 16 values and elements it
+  // handles: the bound is on the work, and a visit that carries a large
+  // state (or a block with a huge initialiser) costs what it takes.
+  size_t Size = S.size();
+  Out.PeakLocations = std::max<unsigned>(Out.PeakLocations, Size);
+  ++Out.BlockVisits;
+  Out.Steps += 1 + (Size + B.size()) / 16;
+  if (Out.Steps > Limits.MaxBlockVisits) {
+    Out.HitWorkLimit = true;
+    return false;
+  }
+  return true;
+}
+
+} // namespace dmalint

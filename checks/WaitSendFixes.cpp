@@ -189,12 +189,12 @@ llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSe
   const SourceManager &SM = Ctx.getSourceManager();
   const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
   Placement P = placementOf(WaitSend, Ctx);
-  if (!P.Statement || After == ReceiveWaitAfter::Sometimes)
+  if (!P.Statement)
     return {};
   CharSourceRange Range = statementRange(*P.Statement, Ctx);
   if (Range.isInvalid())
     return {};
-  if (After == ReceiveWaitAfter::Never) {
+  if (After != ReceiveWaitAfter::Always) {
     std::string WaitRecv = methodWithRole(Api.model(), ApiRole::WaitRecv);
     if (WaitRecv.empty() || Member->getMemberLoc().isMacroID())
       return {};

@@ -1,13 +1,11 @@
 //===- WaitSendFixes.h - Fix-its for wait_send on a local copy --*- C++ -*-===//
 //
-// Definite local copy, no receive-side wait follows:
+// Definite local copy, a receive-side wait does not follow on every path:
 //   d.wait_send();            ->  d.wait_recv();
 // Definite local copy, a receive-side wait of d follows on every path (the
 // analysis decides it on the CFG):
 //   d.wait_send();            ->  (statement removed)
 //   d.wait_recv();                d.wait_recv();
-// Definite local copy, a receive-side wait follows on some paths only: no
-// fix-it (either edit would be wrong on some path).
 // Maybe local (guard, in the author's brace style and indentation; inside a
 // one-statement loop or if body):
 //   for (auto &d : ds)            for (auto &d : ds)

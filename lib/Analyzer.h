@@ -74,6 +74,8 @@ public:
   /// Narrows \p S to the paths where \p G evaluates to \p Holds; marks it
   /// unreachable when no such path exists.
   void refine(State &S, const Guard &G, bool Holds);
+  /// Copies a refinement took out of every location: not built on this path.
+  void forgetAbsentOrigins(State &S, const llvm::SmallVectorImpl<OriginId> &Removed);
   /// \p VD may have changed: forget what conditions over it said.
   void invalidateVar(const clang::VarDecl *VD, State &S);
   /// The pseudo-atom "this parameter's descriptor is remote".

@@ -110,14 +110,14 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
     }
     LocationList At;
     for (const Location &L : Locs)
-      addLocation(At, L.child(From.steps()));
+      addLocation(At, L.child(From.anyElement().steps()));
     Result.unionWith(read(At, S));
   }
   if (SV.FromObject) {
     if (Object) {
       LocationList At;
       for (const Location &L : *Object)
-        addLocation(At, L.child(Path.steps()));
+        addLocation(At, L.child(Path.anyElement().steps()));
       Result.unionWith(read(At, S));
     } else {
       Result.unionWith(unknown());
@@ -210,7 +210,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
         } else {
           LocationList At;
           for (const Location &L : Locs)
-            addLocation(At, L.child(R.Path.steps()));
+            addLocation(At, L.child(R.Path.anyElement().steps()));
           VS = read(At, S);
         }
         // Copies a class summary brought in are reported where they were built.

@@ -147,6 +147,12 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
 
 void Analyzer::refine(State &S, const Guard &G, bool Holds) {
   bool Outcome = Holds != G.SubjectsNegated;
+  llvm::SmallVector<OriginId, 4> Removed;
+  auto NoteRemoved = [&](const ValueSet &Before, const ValueSet &After) {
+    for (OriginId Id : Before.origins())
+      if (!After.hasOrigin(Id) && !llvm::is_contained(Removed, Id))
+        Removed.push_back(Id);
+  };
   // Descriptors of the other kind are not on this path. A parameter's
   // descriptor is of unknown kind: remember on which side of its own
   // is_remote() test this path is, for its summary.
@@ -166,12 +172,14 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
           One.assume(FactSet{Fact{paramRemoteAtom(V.Origin), Outcome}});
         Kept.unionWith(One);
       }
+      NoteRemoved(C.Values, Kept);
       C.Values = std::move(Kept);
       AnyAfter |= !C.Values.empty();
     }
     if (AnyBefore && !AnyAfter && G.Subjects.size() == 1)
       S.Reachable = false; // d is provably the other kind here.
   }
+  forgetAbsentOrigins(S, Removed);
   if (!G.Atom)
     return;
   bool AtomOutcome = Holds != G.Negated;
@@ -184,10 +192,29 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
   S.Facts.add(Fact{*G.Atom, AtomOutcome});
   for (auto &[L, C] : S.Cells) {
     bool WasEmpty = C.Values.empty();
+    ValueSet Before = C.Values;
     C.Values.restrict(Fact{*G.Atom, AtomOutcome});
+    NoteRemoved(Before, C.Values);
     if (!WasEmpty && C.Values.empty())
       S.Reachable = false; // Every value needs the other outcome.
   }
+  forgetAbsentOrigins(S, Removed);
+}
+
+void Analyzer::forgetAbsentOrigins(State &S, const llvm::SmallVectorImpl<OriginId> &Removed) {
+  // A copy the refinement took out of every location that held it was not
+  // built on this path (the other side of `r ? remote(...) : local(...)`):
+  // its lifecycle here is nothing, not what the uses of a location that
+  // might have held it said.
+  if (S.Life.empty() || Removed.empty())
+    return;
+  llvm::DenseSet<OriginId> Held;
+  for (const auto &[L, C] : S.Cells)
+    for (const Value &V : C.Values.values())
+      Held.insert(V.Origin);
+  for (OriginId Id : Removed)
+    if (!Held.count(Id))
+      S.setLife(Id, Idle);
 }
 
 AtomId Analyzer::paramRemoteAtom(OriginId Origin) {

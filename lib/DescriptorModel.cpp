@@ -276,8 +276,10 @@ LifeMask advance(LifeMask Mask, LifeEvent E, Remoteness Kind) {
 void Analyzer::lifecycle(const LocationList &Locs, const ValueSet &Values, LifeEvent E,
                          State &S) {
   llvm::SmallVector<OriginId, 4> Origins = Values.origins();
-  // One object, one origin: what happens to it happens on this path.
-  bool Strong = Locs.size() <= 1 && (Locs.empty() || Locs[0].isSingle()) && Origins.size() == 1;
+  // One object: what happens to it happens to the copy it holds on this
+  // path; each of the others it may hold is not built on this path (the
+  // other side of `r ? remote(...) : local(...)`). A temporary is one too.
+  bool Strong = Locs.empty() ? Origins.size() == 1 : Locs.size() == 1 && Locs[0].isSingle();
   for (OriginId Id : Origins) {
     const OriginInfo &O = Out.Origins[Id];
     if (O.Kind == Remoteness::Unknown)
@@ -379,6 +381,10 @@ void Analyzer::recordReceivePending(const CXXMemberCallExpr *WaitSend, const Loc
     Entry.second |= MayBeMissing;
   };
   Note(false, false);
+  if (Locs.empty()) {
+    Note(false, true); // A temporary: nothing can wait it again.
+    return;
+  }
   if (Locs.size() != 1 || Locs[0].isUnknown()) {
     Note(true, true); // Not one object: the fix-it cannot tell.
     return;

@@ -186,11 +186,14 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
       constructed(Construct, callArguments(Construct), S, Report); // Built here, used or not.
       return;
     }
-    // What a user constructor does with its arguments (its effect on the
-    // object is the declaration's: initialize()).
-    if (!Ctor->isCopyOrMoveConstructor() && !Ctor->isInStdNamespace() &&
-        !Ctor->getParent()->isInStdNamespace())
-      call(Construct, Ctor, callArguments(Construct), nullptr, S, Report, Depth);
+    // What a constructor does with its arguments: a user constructor's
+    // summary, or an opaque call (std::function taking a lambda). Its effect
+    // on the object is the declaration's (initialize()), and a standard
+    // container or wrapper only holds what it is given.
+    if (Ctor->isCopyOrMoveConstructor() ||
+        (Ctor->getParent()->isInStdNamespace() && Types.holdsDescriptors(Construct->getType())))
+      return;
+    call(Construct, Ctor, callArguments(Construct), nullptr, S, Report, Depth);
     return;
   }
 }
@@ -287,14 +290,13 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
   }
   switch (Kind) {
   case Shape::Descriptor:
-    pendingOverwritten({Dest}, S);
-    S.Cells[Dest].Values = eval(E, S);
+    write({Dest}, eval(E, S), S, Update::Strong);
     return;
   case Shape::Pointer:
-    S.Cells[Dest].Targets = evalTargets(E, S, Report, Depth);
+    writeTargets({Dest}, evalTargets(E, S, Report, Depth), S, Update::Strong);
     return;
   case Shape::Engagement:
-    S.Cells[Dest].Values = evalOptional(Init, S);
+    write({Dest}, evalOptional(Init, S), S, Update::Strong);
     return;
   default:
     break;
@@ -336,6 +338,10 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     }
     eraseBelow(Dest, S);
     if (Kind == Shape::FixedArray) {
+      // std::array is a struct around a C array: {{a, b}} (braces elided or not).
+      if (!T->isArrayType() && ILE->getNumInits() == 1)
+        if (const auto *Inner = dyn_cast<InitListExpr>(initialiser(ILE->getInit(0))))
+          ILE = Inner;
       Location Summary = Dest.child(PathStep::element(PathStep::Summary));
       materialize(Summary, Element, S, [](const TypeModel::Leaf &, Cell &) {});
       for (unsigned I = 0; I < ILE->getNumInits(); ++I) {
@@ -488,8 +494,9 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
         Location At = Dest.child(PV.Path.steps());
         if (At.isUnknown())
           continue;
-        S.Cells[At].Values =
-            summaryValues(PV.Values, Call, Args, FD, nullptr, PV.Path, /*Imported=*/false, S);
+        write({At},
+              summaryValues(PV.Values, Call, Args, FD, nullptr, PV.Path, /*Imported=*/false, S),
+              S, Update::Strong);
       }
       return;
     }
@@ -784,6 +791,14 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
   const TypeShape &ObjectShape = Types.shapeOf(ObjectType);
   bool StdObject = ObjectShape.Kind != Shape::Record && ObjectShape.Kind != Shape::Descriptor &&
                    ObjectShape.Kind != Shape::None;
+  if (ObjectShape.Kind == Shape::Engagement) {
+    // An optional argument: reset() leaves it unset, emplace() sets it.
+    StringRef Name = MD->getIdentifier() ? MD->getName() : "";
+    if (Name == "reset" || Name == "emplace")
+      write(objectLocations(MC, S), ValueSet::of(optionalValue(MC, Name == "emplace")), S,
+            Update::Strong);
+    return;
+  }
   if (StdObject) {
     LocationList Locs = objectLocations(MC, S);
     StringRef Name = MD->getIdentifier() ? MD->getName() : "";
@@ -930,7 +945,8 @@ void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
       continue;
     }
   }
-  if (!Any && Types.holdsDescriptors(ElementType)) {
+  bool Given = llvm::any_of(Args, [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
+  if (!Any && Given && Types.holdsDescriptors(ElementType)) {
     ValueSet Unknown = unknown();
     for (const Location &L : Elements)
       write({L}, Unknown, S, Update::Weak);

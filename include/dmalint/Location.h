@@ -67,6 +67,16 @@ struct AccessPath {
   /// This path followed by \p Tail; false when it would be too deep.
   bool append(llvm::ArrayRef<PathStep> Tail);
 
+  /// The same path read from outside: the callee's summary of a container's
+  /// elements is any of the caller's elements.
+  AccessPath anyElement() const {
+    AccessPath P = *this;
+    for (unsigned I = 0; I < P.Depth; ++I)
+      if (P.Steps[I].K == PathStep::Element && P.Steps[I].Index == PathStep::Summary)
+        P.Steps[I].Index = PathStep::Any;
+    return P;
+  }
+
   friend bool operator==(const AccessPath &A, const AccessPath &B) {
     return A.steps() == B.steps();
   }

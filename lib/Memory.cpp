@@ -322,6 +322,9 @@ LocationList Analyzer::designated(const Expr *E, const State &S) {
     default:
       break;
     }
+    // `*it` where it designates pointers: the pointer there.
+    if (E->isGLValue())
+      return readTargets(resolve(E, S), S);
     return {Location::unknown()};
   }
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -341,12 +344,23 @@ LocationList Analyzer::designated(const Expr *E, const State &S) {
     default:
       break;
     }
+    if (E->isGLValue())
+      return readTargets(resolve(E, S), S);
     return {Location::unknown()};
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-    // A copy of an iterator or a smart pointer designates what it does.
-    if (Construct->getConstructor()->isCopyOrMoveConstructor() && Construct->getNumArgs() >= 1)
-      return designated(Construct->getArg(0), S);
+    // A copy of an iterator or a smart pointer designates what it does;
+    // unique_ptr(p), shared_ptr(p) what p does; span(v) v's elements.
+    if (Construct->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
+      const Expr *First = Construct->getArg(0);
+      if (Types.isPointer(First->getType()) || First->getType()->isPointerType() ||
+          isa<CXXNullPtrLiteralExpr>(First->IgnoreParenImpCasts()))
+        return designated(First, S);
+      if (Types.isContainer(First->getType()))
+        return children(resolve(First, S), PathStep::element(PathStep::Any));
+    }
+    if (Construct->getNumArgs() == 0)
+      return {};
     return {Location::unknown()};
   }
   if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E)) {
@@ -526,9 +540,17 @@ void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Upd
           markEscaped(VS);
       }
     if (L.Kind == Location::Object && L.Root == ObjectClass) {
+      // The object outlives the call: what is built here and stored in it
+      // escapes. What a parameter brought goes back to the caller, into its
+      // object, through the summary's ObjectStores: it does not.
       WroteObject = true;
-      markEscaped(VS); // The object outlives the call.
+      ValueSet Built = VS;
+      Built.filter([&](const Value &V) { return !Out.Origins[V.Origin].Param; });
+      markEscaped(Built);
     }
+    if (const VarDecl *VD = L.variable(); VD && VD->isStaticLocal())
+      markEscaped(VS); // So does a static local.
+
     if (Replace) {
       S.Cells[L].Values = VS;
       continue;

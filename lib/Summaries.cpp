@@ -112,10 +112,13 @@ void Analyzer::recordReturn(const Expr *Returned, State &S, unsigned Depth) {
   // What is returned, built in a scratch object: its paths and values.
   Location Scratch = Location::heap(Returned);
   bool ByReference = Function && Function->getReturnType()->isReferenceType();
-  if (ByReference || Types.isPointer(T)) {
-    // A reference or a pointer to what the function holds: it escapes.
-    LocationList Locs = ByReference ? resolve(Returned, S) : designated(Returned, S);
-    escapeBelow(Locs, S);
+  if (ByReference) {
+    // A reference to what the function holds: it escapes.
+    escapeBelow(resolve(Returned, S), S);
+    return;
+  }
+  if (Types.isPointer(T)) {
+    markEscaped(argumentValues(Returned, S)); // What it designates, or builds.
     return;
   }
   initialize(Scratch, T, Returned, S, /*Report=*/true, Depth);

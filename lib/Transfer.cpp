@@ -132,7 +132,6 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
                                  ? evalTargets(BO->getRHS(), S, Report, Depth)
                                  : designated(BO, S);
       writeTargets(resolve(BO->getLHS(), S), Targets, S, Update::Strong);
-      return;
     }
     if (const VarDecl *VD = varOf(BO->getLHS()))
       invalidateVar(VD, S);
@@ -141,12 +140,10 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
   if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
     if (!UO->isIncrementDecrementOp())
       return;
-    if (Types.isPointer(UO->getSubExpr()->getType())) {
-      LocationList Locs = resolve(UO->getSubExpr(), S);
-      writeTargets(Locs, designated(UO, S), S, Update::Strong);
-    } else if (const VarDecl *VD = varOf(UO->getSubExpr())) {
+    if (Types.isPointer(UO->getSubExpr()->getType()))
+      writeTargets(resolve(UO->getSubExpr(), S), designated(UO, S), S, Update::Strong);
+    if (const VarDecl *VD = varOf(UO->getSubExpr()))
       invalidateVar(VD, S);
-    }
     return;
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(St)) {
@@ -260,9 +257,17 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
   if (Types.shapeOf(T).Kind == Shape::None)
     return;
   initialize(Here, T, Init, S, Report, Depth);
-  // A static local outlives the call: what it holds escapes.
-  if (VD->isStaticLocal())
+  // A static local is initialised once: later calls find what earlier ones
+  // left (unknown here), and what it holds outlives the call (escapes).
+  if (VD->isStaticLocal()) {
     escapeBelow({Here}, S);
+    auto [First, Last] = S.cellsBelow(Here);
+    for (auto It = First; It != Last; ++It)
+      if (It->second.Targets.empty())
+        It->second.Values.unionWith(unknown());
+      else
+        addLocation(It->second.Targets, Location::unknown());
+  }
 }
 
 void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, State &S,
@@ -329,7 +334,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
   }
   auto Empty = [&] {
     eraseBelow(Dest, S);
-    materialize(Dest, T, S, [](const TypeModel::Leaf &, Cell &) {});
+    materialize(Dest, T, S, [](const TypeModel::Leaf &, Cell &C) { C.Targets.clear(); });
   };
   if (const auto *ILE = dyn_cast<InitListExpr>(E)) {
     if (ILE->isTransparent() && ILE->getNumInits() == 1) {
@@ -343,7 +348,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
         if (const auto *Inner = dyn_cast<InitListExpr>(initialiser(ILE->getInit(0))))
           ILE = Inner;
       Location Summary = Dest.child(PathStep::element(PathStep::Summary));
-      materialize(Summary, Element, S, [](const TypeModel::Leaf &, Cell &) {});
+      materialize(Summary, Element, S, [](const TypeModel::Leaf &, Cell &C) { C.Targets.clear(); });
       for (unsigned I = 0; I < ILE->getNumInits(); ++I) {
         if (I < unsigned(MaxTrackedIndex) && I < Extent) {
           initialize(Dest.child(PathStep::element(I)), Element, ILE->getInit(I), S, Report,
@@ -662,6 +667,13 @@ LocationList Analyzer::evalTargets(const Expr *E, State &S, bool Report, unsigne
       return {Heap};
     }
   }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Plain);
+      Construct && Construct->getNumArgs() >= 1 &&
+      !Construct->getConstructor()->isCopyOrMoveConstructor() &&
+      !isa<CXXDefaultArgExpr>(Construct->getArg(0)) &&
+      (Construct->getArg(0)->getType()->isPointerType() ||
+       Types.isPointer(Construct->getArg(0)->getType())))
+    return evalTargets(Construct->getArg(0), S, Report, Depth); // unique_ptr(new D(...))
   return designated(E, S);
 }
 
@@ -760,10 +772,8 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
     return;
   }
   if (TS.Kind == Shape::Pointer &&
-      (K == OO_PlusPlus || K == OO_MinusMinus || K == OO_PlusEqual || K == OO_MinusEqual)) {
+      (K == OO_PlusPlus || K == OO_MinusMinus || K == OO_PlusEqual || K == OO_MinusEqual))
     writeTargets(resolve(Target, S), designated(Op, S), S, Update::Strong);
-    return;
-  }
   if (Op->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus) {
     if (const VarDecl *VD = varOf(Target))
       invalidateVar(VD, S);
@@ -901,52 +911,59 @@ void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
       copyObject({Scratch}, L, S, Update::Weak);
     eraseBelow(Scratch, S);
   };
+  // What is inserted: the arguments after insert()'s and emplace()'s
+  // position (an iterator into the container itself).
+  llvm::SmallVector<const Expr *, 4> Given;
+  for (const Expr *A : Args)
+    if (!isa<CXXDefaultArgExpr>(A))
+      Given.push_back(A);
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Site))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && MD->getIdentifier() && (MD->getName() == "insert" || MD->getName() == "emplace") &&
+        Given.size() > 1 && Types.isPointer(Given.front()->getType()))
+      Given.erase(Given.begin());
+  if (Given.empty())
+    return;
   QualType Plain = ElementType.getCanonicalType().getUnqualifiedType();
   auto IsElement = [&](const Expr *E) {
     return E->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType() == Plain ||
            (Types.isDescriptor(ElementType) && Types.isDescriptor(E->getType()));
   };
-  // push_back(d), insert(pos, d), emplace_back(d): the element.
-  for (auto It = Args.rbegin(); It != Args.rend(); ++It)
+  // push_back(d), insert(pos, d), insert(pos, n, d), emplace_back(d): the element.
+  for (auto It = Given.rbegin(); It != Given.rend(); ++It)
     if (IsElement(*It)) {
       Add(*It);
       return;
     }
+  if (Given.size() == 1) {
+    const Expr *Arg = initialiser(Given[0]);
+    // insert(pos, {a, b}), a constructor's initializer list.
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
+      if (const auto *ILE = dyn_cast<InitListExpr>(initialiser(List->getSubExpr()))) {
+        for (const Expr *Item : ILE->inits())
+          Add(Item);
+        return;
+      }
+    // emplace_back(new D(...)), emplace_back(std::move(p)): what builds one.
+    Add(Given[0]);
+    return;
+  }
   // emplace_back(src, dst, sem, ...): the general constructor's arguments.
-  if (Types.isDescriptor(ElementType) && Args.size() >= 3) {
-    ValueSet Built = constructed(Site, Args, S, /*Report=*/false);
+  if (Types.isDescriptor(ElementType) && Given.size() >= 3) {
+    ValueSet Built = constructed(Site, Given, S, /*Report=*/false);
     for (const Location &L : Elements)
       write({L}, Built, S, Update::Weak);
     return;
   }
-  // insert(pos, {a, b}), a constructor's initializer list, insert(pos, first, last).
-  bool Any = false;
-  for (unsigned I = 0; I < Args.size(); ++I) {
-    const Expr *Arg = initialiser(Args[I]);
-    if (isa<CXXDefaultArgExpr>(Args[I]))
-      continue;
-    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg)) {
-      const Expr *Inner = initialiser(List->getSubExpr());
-      if (const auto *ILE = dyn_cast<InitListExpr>(Inner)) {
-        for (const Expr *Item : ILE->inits())
-          Add(Item);
-        Any = true;
-        continue;
-      }
-    }
-    if (Types.isPointer(Arg->getType()) && I + 1 < Args.size() &&
-        Types.isPointer(Args[I + 1]->getType())) {
-      // An iterator range.
-      LocationList From = designated(Arg, S);
-      for (const Location &L : Elements)
-        copyObject(From, L, S, Update::Weak);
-      Any = true;
-      ++I;
-      continue;
-    }
+  // insert(pos, first, last), assign(first, last): an iterator range.
+  if (Given.size() == 2 && Types.isPointer(Given[0]->getType()) &&
+      Types.isPointer(Given[1]->getType())) {
+    LocationList From = designated(Given[0], S);
+    for (const Location &L : Elements)
+      copyObject(From, L, S, Update::Weak);
+    return;
   }
-  bool Given = llvm::any_of(Args, [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
-  if (!Any && Given && Types.holdsDescriptors(ElementType)) {
+  if (Types.holdsDescriptors(ElementType)) {
     ValueSet Unknown = unknown();
     for (const Location &L : Elements)
       write({L}, Unknown, S, Update::Weak);

@@ -1,6 +1,8 @@
 //===- Worklist.cpp - The component-ordered fixed point and its work bound ===//
 #include "Analyzer.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
 #include <queue>
 
 using namespace clang;
@@ -212,6 +214,18 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
       if (!Slot)
         continue;
       if (Report) {
+        if (std::getenv("DMALINT_DEBUG_STATES")) {
+          llvm::errs() << "B" << B->getBlockID() << ":";
+          for (auto &[L, C] : Slot->Cells) {
+            llvm::errs() << " " << L.str() << "={";
+            for (const Value &V : C.Values.values())
+              llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
+            for (const Location &T : C.Targets)
+              llvm::errs() << "->" << T.str() << ",";
+            llvm::errs() << "}";
+          }
+          llvm::errs() << "\n";
+        }
         if (B->getBlockID() == ExitID) {
           State S = *Slot;
           transferBlock(*B, S, /*Report=*/true, Depth);

@@ -47,6 +47,7 @@ void UnusedDescriptorCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   std::vector<OriginId> Unused = Analysis->unusedConstructions();
+
   for (OriginId Id = 1; Id < Analysis->Origins.size(); ++Id) {
     const OriginInfo &Origin = Analysis->origin(Id);
     if (!Origin.Site || Origin.isParameter() || Origin.Imported || Origin.Folded ||

@@ -178,6 +178,19 @@ bool repeatable(const Expr *E, ASTContext &Ctx) {
       return false;
     return Op->getNumArgs() < 2 || !Op->getArg(1)->HasSideEffects(Ctx, true);
   }
+  // front(), back(), at(i), value() of a standard container or optional.
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    const Expr *Object = MC->getImplicitObjectArgument();
+    if (!MD || !Object || !MD->getParent()->isInStdNamespace() || !MD->getIdentifier())
+      return false;
+    StringRef Name = MD->getName();
+    if (Name != "front" && Name != "back" && Name != "at" && Name != "value")
+      return false;
+    return repeatable(Object, Ctx) &&
+           llvm::none_of(MC->arguments(),
+                         [&](const Expr *A) { return A->HasSideEffects(Ctx, true); });
+  }
   return false;
 }
 

@@ -115,6 +115,8 @@ public:
   /// Cells for every leaf of \p T at \p Root, from \p Initial(leaf, cell).
   template <typename Fn>
   void materialize(const Location &Root, clang::QualType T, State &S, Fn Initial);
+  /// A fresh object to build a value in (and erase after use).
+  Location scratch() { return Location::scratch(++ScratchIds); }
   /// The constant index of a subscript, or PathStep::Any.
   int32_t indexOf(const clang::Expr *Index) const;
 
@@ -242,6 +244,7 @@ public:
   std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;
   std::map<std::tuple<const void *, bool, AccessPath>, OriginId> ParamOriginIds;
   OriginId FoldedIds[2] = {0, 0};
+  uintptr_t ScratchIds = 0;
 
   struct AtomInfo {
     llvm::FoldingSetNodeID Profile;

@@ -77,7 +77,7 @@ ValueSet Analyzer::argumentValues(const Expr *Arg, const State &S) {
   LocationList Locs = argumentLocations(Arg, QualType(), S);
   if (Locs.empty()) {
     // A temporary aggregate or container: what building it puts in it.
-    Location Scratch = Location::heap(Arg);
+    Location Scratch = scratch();
     State Copy = S;
     initialize(Scratch, T, Arg, Copy, /*Report=*/false, 0);
     return heldBelow({Scratch}, Copy);

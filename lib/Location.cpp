@@ -77,6 +77,9 @@ std::string Location::str() const {
   case Object:
     S = "*object";
     break;
+  case Scratch:
+    S = "scratch" + std::to_string(reinterpret_cast<uintptr_t>(Root));
+    break;
   case Unknown:
     return "?";
   }

@@ -110,7 +110,7 @@ void Analyzer::recordReturn(const Expr *Returned, State &S, unsigned Depth) {
   if (!Types.holdsDescriptors(T))
     return;
   // What is returned, built in a scratch object: its paths and values.
-  Location Scratch = Location::heap(Returned);
+  Location Scratch = scratch();
   bool ByReference = Function && Function->getReturnType()->isReferenceType();
   if (ByReference) {
     // A reference to what the function holds: it escapes.

@@ -320,7 +320,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     const Expr *Arms[2] = {CO->getTrueExpr(), CO->getFalseExpr()};
     eraseBelow(Dest, S);
     for (unsigned I = 0; I < 2; ++I) {
-      Location Scratch = Location::heap(Arms[I]);
+      Location Scratch = scratch();
       initialize(Scratch, T, Arms[I], S, Report, Depth);
       if (Atom) {
         auto [First, Last] = S.cellsBelow(Scratch);
@@ -354,7 +354,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
           initialize(Dest.child(PathStep::element(I)), Element, ILE->getInit(I), S, Report,
                      Depth);
         } else {
-          Location Scratch = Location::heap(ILE->getInit(I));
+          Location Scratch = scratch();
           initialize(Scratch, Element, ILE->getInit(I), S, Report, Depth);
           copyObject({Scratch}, Summary, S, Update::Weak);
           eraseBelow(Scratch, S);
@@ -516,6 +516,13 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     Empty();
     return;
   }
+  if (isa<CXXStdInitializerListExpr>(E) && Kind == Shape::Sequence) {
+    // v = {a, b}: the list's elements.
+    Empty();
+    insertInto({Dest.child(PathStep::element(PathStep::Summary))}, Element, {E}, E, S, Report,
+               Depth);
+    return;
+  }
   if (E->isGLValue()) {
     copyObject(resolve(E, S), Dest, S, Update::Strong);
     return;
@@ -530,7 +537,7 @@ void Analyzer::assign(const LocationList &Dest, QualType T, const Expr *Init, St
     initialize(Dest[0], T, Init, S, Report, Depth);
     return;
   }
-  Location Scratch = Location::heap(Init);
+  Location Scratch = scratch();
   initialize(Scratch, T, Init, S, Report, Depth);
   for (const Location &L : Dest)
     copyObject({Scratch}, L, S, Update::Weak);
@@ -730,12 +737,6 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
         write(resolve(Target, S), evalOptional(Value, S), S, Update::Strong);
         return;
       }
-      if (TS.Kind == Shape::Sequence && Types.holdsDescriptors(Value->getType()) &&
-          !Types.isContainer(Value->getType())) {
-        // v = {d}: an initializer_list of one.
-        assign(resolve(Target, S), T.getNonReferenceType(), Value, S, Report, Depth);
-        return;
-      }
       assign(resolve(Target, S), T.getNonReferenceType(), Value, S, Report, Depth);
       return;
     case Shape::None:
@@ -755,7 +756,7 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
           ArgLocations.push_back(resolve(Arg, S));
         } else {
           // A temporary argument: an object of its own for the call.
-          Location Scratch = Location::heap(Arg);
+          Location Scratch = scratch();
           initialize(Scratch, Arg->getType(), Arg, S, Report, Depth);
           Scratches.push_back(Scratch);
           ArgLocations.push_back({Scratch});
@@ -826,7 +827,7 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
         LocationList Slots;
         for (const Location &L : Locs)
           addLocation(Slots, L.child(PathStep::part(0)));
-        Location Scratch = Location::heap(MC);
+        Location Scratch = scratch();
         eraseBelow(Scratch, S);
         if (Types.isDescriptor(ObjectShape.Element)) {
           S.Cells[Scratch].Values =
@@ -903,7 +904,7 @@ void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
                           bool Report, unsigned Depth) {
   if (Elements.empty())
     return;
-  Location Scratch = Location::heap(Site);
+  Location Scratch = scratch();
   auto Add = [&](const Expr *Value) {
     eraseBelow(Scratch, S);
     initialize(Scratch, ElementType, Value, S, Report, Depth);

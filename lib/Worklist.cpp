@@ -140,8 +140,9 @@ const Expr *branchCondition(const CFGBlock &B) {
 template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, const State &S, Fn Emit) {
   if (B.hasNoReturnElement())
     return;
+  // A two-way branch (not a switch: its edges are cases, not true and false).
   const Expr *Cond = nullptr;
-  if (B.succ_size() == 2)
+  if (B.succ_size() == 2 && !isa_and_nonnull<SwitchStmt>(B.getTerminatorStmt()))
     Cond = branchCondition(B);
   // clang prunes the edges its CFG builder can evaluate; what it leaves of
   // a constant condition is dead all the same.

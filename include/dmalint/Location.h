@@ -93,6 +93,8 @@ struct Location {
     Heap,     ///< What one `new`/`make_unique`/`make_shared` builds (Root: the call).
     Object,   ///< What `this` (Root: the record) or a pointer parameter (Root: the
               ///< ParmVarDecl) designates on entry.
+    Scratch,  ///< A temporary object the analysis builds a value in (Root: a
+              ///< number unique in one analysis), gone before the next statement.
     Unknown,  ///< Somewhere the model does not follow: never read precisely, and
               ///< what is written there escapes.
   };
@@ -104,6 +106,9 @@ struct Location {
   static Location heap(const clang::Expr *Site) { return {Heap, Site, {}}; }
   static Location object(const void *Owner) { return {Object, Owner, {}}; }
   static Location unknown() { return {}; }
+  static Location scratch(uintptr_t Id) {
+    return {Scratch, reinterpret_cast<const void *>(Id), {}};
+  }
 
   bool isUnknown() const { return Kind == Unknown; }
   /// This location and then \p Step (unknown when too deep).

@@ -149,9 +149,19 @@ void checkInvariants(const FunctionAnalysis &A, const FunctionDecl &FD, const ch
     CheckValues(H.Values, "helper wait_send");
   if (!A.UsedOrEscaped.empty() && A.UsedOrEscaped.size() != A.Origins.size())
     fail(Where() + ": UsedOrEscaped does not cover every origin", Code);
+  auto CheckParameter = [&](const ParameterSummary &P) {
+    for (const PathRequirement &R : P.RequiresRemote)
+      if (!R.Requirement.WaitSend)
+        fail(Where() + ": a parameter requires a remote copy but names no wait_send", Code);
+  };
   for (const ParameterSummary &P : A.Summary.Params)
-    if (P.RequiresRemote && !P.RequiresRemote->WaitSend)
-      fail(Where() + ": a parameter requires a remote copy but names no wait_send", Code);
+    CheckParameter(P);
+  CheckParameter(A.Summary.Object);
+  if (A.ReceiveWaitMayFollow.size() != A.WaitSends.size() ||
+      A.ReceiveWaitMayBeMissing.size() != A.WaitSends.size())
+    fail(Where() + ": the receive waits after wait_sends do not cover every wait_send", Code);
+  for (const DescriptorUse &U : A.ReceiveWaits)
+    CheckValues(U.Values, "receive wait use");
 }
 
 bool sameEvents(const FunctionAnalysis &A, const FunctionAnalysis &B) {

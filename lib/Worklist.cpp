@@ -215,7 +215,9 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
       if (!Slot)
         continue;
       if (Report) {
-        if (std::getenv("DMALINT_DEBUG_STATES")) {
+        // For developers: the converged state at the start of each block.
+        static const bool Debug = std::getenv("DMALINT_DEBUG_STATES") != nullptr;
+        if (Debug) {
           llvm::errs() << "B" << B->getBlockID() << ":";
           for (auto &[L, C] : Slot->Cells) {
             llvm::errs() << " " << L.str() << "={";

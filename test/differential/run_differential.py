@@ -21,6 +21,7 @@ Exit status: 0 when every input keeps every rule, 1 otherwise.
 
 import argparse
 import collections
+import concurrent.futures
 import json
 import os
 import re
@@ -145,6 +146,7 @@ def main():
     parser.add_argument('--count', type=int, default=200)
     parser.add_argument('--seed', type=int, default=20261201)
     parser.add_argument('--dump', help='write the findings of every input to this file')
+    parser.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 1)
     parser.add_argument('inputs', nargs='*')
     args = parser.parse_args()
     for tool in ('dmalint', 'programs', 'include'):
@@ -162,20 +164,27 @@ def main():
             paths += list(inputs_of([programs]))
         failed = judged = fixed = 0
         dump = []
-        for path in paths:
+
+        def one(path):
             item = Input(path)
-            name = os.path.relpath(path, programs) if path.startswith(programs) else path
             if args.dump:
                 with tempfile.TemporaryDirectory(prefix='dmalint-diff-') as workdir:
-                    found = runner.findings(item, runner.copy(item, workdir))
+                    return item, runner.findings(item, runner.copy(item, workdir)), None
+            problems, before = runner.check(item)
+            return item, before, problems
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            results = list(pool.map(one, paths))
+        for path, (item, found, problems) in zip(paths, results):
+            name = os.path.relpath(path, programs) if path.startswith(programs) else path
+            if args.dump:
                 dump.append('== %s: %s' % (name, 'does not compile' if found is None else
                                                '%d findings' % len(found)))
                 dump += ['  [%s] %s%s' % (c, m, ' (fix)' if f else '') for c, m, f in found or []]
                 continue
-            problems, before = runner.check(item)
-            if before is not None:
+            if found is not None:
                 judged += 1
-                fixed += any(f for _, _, f in before)
+                fixed += any(f for _, _, f in found)
             if problems:
                 failed += 1
                 print('FAIL %s' % name)

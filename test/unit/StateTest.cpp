@@ -1,0 +1,153 @@
+//===- StateTest.cpp - The lattice: facts, value sets, locations, the join ===//
+#include "dmalint/State.h"
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace dmalint;
+
+TEST(FactSet, AddsInOrderAndRefusesContradictions) {
+  FactSet F;
+  EXPECT_TRUE(F.add({3, true}));
+  EXPECT_TRUE(F.add({1, false}));
+  EXPECT_TRUE(F.add({3, true}));  // Already known.
+  EXPECT_FALSE(F.add({3, false})); // The opposite.
+  ASSERT_EQ(F.size(), 2u);
+  EXPECT_EQ(F.facts()[0].Atom, 1u);
+  EXPECT_EQ(F.lookup(3), std::optional(true));
+  EXPECT_EQ(F.lookup(2), std::nullopt);
+}
+
+TEST(FactSet, ConjoinIntersectMinus) {
+  FactSet A{{1, true}, {2, false}}, B{{2, false}, {3, true}}, Out;
+  ASSERT_TRUE(FactSet::conjoin(A, B, Out));
+  EXPECT_EQ(Out, (FactSet{{1, true}, {2, false}, {3, true}}));
+  EXPECT_FALSE(FactSet::conjoin(A, FactSet{{1, false}}, Out));
+  EXPECT_EQ(FactSet::intersect(A, B), (FactSet{{2, false}}));
+  EXPECT_EQ(FactSet::minus(A, B), (FactSet{{1, true}}));
+}
+
+TEST(ValueSet, ComplementaryAssumptionsMerge) {
+  // v{c} and v{!c} is v: the value reaches on every path.
+  ValueSet VS = ValueSet::of(Value{5, FactSet{{1, true}}});
+  VS.unionWith(ValueSet::of(Value{5, FactSet{{1, false}}}));
+  ASSERT_EQ(VS.size(), 1u);
+  EXPECT_TRUE(VS.values()[0].Assumed.empty());
+}
+
+TEST(ValueSet, ImpliedValueGoes) {
+  ValueSet VS = ValueSet::of(Value{5, {}});
+  VS.unionWith(ValueSet::of(Value{5, FactSet{{1, true}}}));
+  ASSERT_EQ(VS.size(), 1u);
+  EXPECT_TRUE(VS.values()[0].Assumed.empty());
+}
+
+TEST(ValueSet, RestrictDropsTheOtherSide) {
+  ValueSet VS = ValueSet::of(Value{1, FactSet{{7, true}}});
+  VS.unionWith(ValueSet::of(Value{2, FactSet{{7, false}}}));
+  VS.restrict(Fact{7, true});
+  ASSERT_EQ(VS.size(), 1u);
+  EXPECT_EQ(VS.values()[0].Origin, 1u);
+  EXPECT_TRUE(VS.values()[0].Assumed.empty());
+}
+
+TEST(ValueSet, ValuesOfDifferentOriginsNeverMerge) {
+  // Only values of one origin are compared with each other.
+  ValueSet VS;
+  for (OriginId I = 1; I <= 2000; ++I)
+    VS.unionWith(ValueSet::of(Value{I, FactSet{{I, true}}}));
+  EXPECT_EQ(VS.size(), 2000u);
+  EXPECT_EQ(VS.origins().size(), 2000u);
+}
+
+Location field(const clang::ValueDecl *Root, int32_t Index) {
+  Location L = Location::variable(Root);
+  return L.child(PathStep::element(Index));
+}
+
+TEST(Location, ElementsAlias) {
+  const auto *Root = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  Location Any = field(Root, PathStep::Any), Two = field(Root, 2), Three = field(Root, 3),
+           Summary = field(Root, PathStep::Summary);
+  EXPECT_TRUE(Any.mayAlias(Two));      // Every element.
+  EXPECT_TRUE(Two.mayAlias(Summary));  // An unknown-index write may have set it.
+  EXPECT_FALSE(Two.mayAlias(Three));   // Different constants.
+  EXPECT_FALSE(Summary.mayAlias(Two)); // The summary is not element 2.
+  EXPECT_TRUE(Two.isSingle());
+  EXPECT_FALSE(Any.isSingle());
+  EXPECT_TRUE(Location::variable(Root).isPrefixOf(Two));
+}
+
+TEST(Location, PathsAreBounded) {
+  const auto *Root = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  Location L = Location::variable(Root);
+  for (unsigned I = 0; I < MaxPathDepth; ++I)
+    L = L.child(PathStep::element(0));
+  EXPECT_FALSE(L.isUnknown());
+  EXPECT_TRUE(L.child(PathStep::element(0)).isUnknown());
+}
+
+TEST(Location, EverythingBelowIsOneRange) {
+  const auto *A = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  const auto *B = reinterpret_cast<const clang::ValueDecl *>(0x2000);
+  State S;
+  S.Cells[Location::variable(A).child(PathStep::element(1))];
+  S.Cells[Location::variable(B)];
+  S.Cells[Location::variable(A)];
+  S.Cells[Location::variable(A).child(PathStep::element(0)).child(PathStep::part(1))];
+  auto [First, Last] = S.cellsBelow(Location::variable(A));
+  EXPECT_EQ(std::distance(First, Last), 3);
+}
+
+TEST(Join, FactsBothKnowStayAndValuesAreTagged) {
+  const auto *D = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  Location L = Location::variable(D);
+  State Then, Else;
+  Then.Facts.add({1, true});
+  Else.Facts.add({1, false});
+  Then.Cells[L].Values = ValueSet::of(OriginId(2)); // remote, say
+  Else.Cells[L].Values = ValueSet::of(OriginId(3)); // local
+  State J = joinStates(Then, Else);
+  EXPECT_TRUE(J.Facts.empty());
+  const ValueSet &VS = J.Cells[L].Values;
+  ASSERT_EQ(VS.size(), 2u);
+  // A later `if (c)` keeps only what came from the then-side.
+  ValueSet AfterThen = VS;
+  AfterThen.restrict(Fact{1, true});
+  ASSERT_EQ(AfterThen.size(), 1u);
+  EXPECT_EQ(AfterThen.values()[0].Origin, 2u);
+}
+
+TEST(Join, UnreachableSideContributesNothing) {
+  State A, B;
+  B.Reachable = false;
+  A.Facts.add({4, true});
+  EXPECT_EQ(joinStates(A, B), A);
+  EXPECT_EQ(joinStates(B, A), A);
+}
+
+TEST(Join, LifecyclesUniteAndAbsentIsIdle) {
+  State A, B;
+  A.setLife(7, InFlight);
+  B.setLife(8, RecvWaited);
+  State J = joinStates(A, B);
+  EXPECT_EQ(J.lifeOf(7), LifeMask(InFlight | Idle));
+  EXPECT_EQ(J.lifeOf(8), LifeMask(RecvWaited | Idle));
+  EXPECT_EQ(J.lifeOf(9), LifeMask(Idle));
+}
+
+TEST(Join, GuardsOnlyWhereBothAgree) {
+  const auto *V = reinterpret_cast<const clang::VarDecl *>(0x3000);
+  const auto *W = reinterpret_cast<const clang::VarDecl *>(0x4000);
+  Guard G;
+  G.Atom = 1;
+  State A, B;
+  A.Guards[V] = G;
+  B.Guards[V] = G;
+  A.Guards[W] = G;
+  State J = joinStates(A, B);
+  EXPECT_EQ(J.Guards.size(), 1u);
+  EXPECT_TRUE(J.Guards.count(V));
+}
+
+} // namespace

@@ -1,0 +1,235 @@
+//===- TransferTest.cpp - One C++ construct at a time through the analysis ===//
+//
+// Each test is a transfer function of the analysis (lib/Transfer.cpp,
+// Memory.cpp, Calls.cpp, DescriptorModel.cpp, Conditions.cpp) seen from the
+// queries the checks ask: which copies reach a wait_send, which are unused,
+// whether a receive wait follows, what is in flight.
+//
+//===----------------------------------------------------------------------===//
+#include "TestAst.h"
+#include "dmalint/AnalysisCache.h"
+#include "dmalint/DescriptorAnalysis.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace {
+
+const dmalint::ApiIndex &api() {
+  static const dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
+  return Index;
+}
+
+/// The analysis of function `k` (with the summaries of the others).
+struct Analysed {
+  std::unique_ptr<ASTUnit> AST;
+  dmalint::AnalysisCache Cache;
+  const dmalint::FunctionAnalysis *A = nullptr;
+
+  explicit Analysed(const std::string &Code, const std::string &Name = "k") {
+    AST = dmalint::test::parseKernel(Code);
+    const auto *FD = dmalint::test::findOne<FunctionDecl>(
+        *AST, functionDecl(hasName(Name), isDefinition()));
+    A = &Cache.analysis(*FD, AST->getASTContext(), api(), Limits);
+  }
+  /// The wait_send number \p I: "definite", "maybe" or "clean".
+  std::string waitSend(size_t I) const {
+    if (I >= A->WaitSends.size())
+      return "not reached";
+    dmalint::KindVerdict V = A->localOriginsAt(A->WaitSends[I]);
+    return V.Origins.empty() ? "clean" : V.All ? "definite" : "maybe";
+  }
+  size_t unused() const { return A->unusedConstructions().size(); }
+  dmalint::AnalysisLimits Limits;
+};
+
+const char *Prelude = R"(
+#include <array>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <variant>
+struct Half { AsyncCopyDescriptor stage; AsyncCopyDescriptor send; };
+#define L make_async_copy(a, b, s)
+#define R make_async_remote_copy(a, b, s, r, DeviceId(1))
+)";
+const char *Params = "(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, bool c, int i)";
+
+std::string kernel(const std::string &Body) {
+  return std::string(Prelude) + "void k" + Params + " {\n" + Body + "\n}\n";
+}
+
+// --------------------------------------------------------- initialisation ---
+
+TEST(Transfer, AggregateInitialisationKeepsFieldsApart) {
+  Analysed X(kernel("Half h{L, R}; h.send.wait_send(); h.stage.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+}
+
+TEST(Transfer, ArrayOfStructsByConstantIndexAndByAnyIndex) {
+  Analysed X(kernel("Half hs[2] = {{L, R}, {R, R}}; hs[1].stage.wait_send();"
+                    " hs[i].stage.wait_send(); for (Half &h : hs) h.send.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "maybe");
+  EXPECT_EQ(X.waitSend(2), "clean");
+}
+
+TEST(Transfer, StdArrayOfStdArrays) {
+  Analysed X(kernel("std::array<std::array<AsyncCopyDescriptor, 2>, 2> g{{{R, R}, {R, L}}};"
+                    " g[0][1].wait_send(); g[1][1].wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+}
+
+TEST(Transfer, ConstantTernaryIsFolded) {
+  Analysed X(kernel("auto d = 1 ? R : L; if (1) d.wait_send(); auto e = false ? R : L;"
+                    " e.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+}
+
+TEST(Transfer, TernaryOnAnAtomIsCorrelated) {
+  Analysed X(kernel("auto d = c ? R : L; if (c) d.wait_send(); d.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "maybe");
+}
+
+TEST(Transfer, PairTupleAndStructuredBindings) {
+  Analysed X(kernel("std::pair<AsyncCopyDescriptor, AsyncCopyDescriptor> p{L, R};"
+                    " p.second.wait_send(); std::get<0>(p).wait_send();"
+                    " auto t = std::make_tuple(R, L); std::get<1>(t).wait_send();"
+                    " auto &[x, y] = p; y.wait_send(); x.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "definite");
+  EXPECT_EQ(X.waitSend(3), "clean");
+  EXPECT_EQ(X.waitSend(4), "definite");
+}
+
+TEST(Transfer, HeapObjectsThroughSmartPointers) {
+  Analysed X(kernel("auto u = std::make_unique<AsyncCopyDescriptor>(L); u->wait_send();"
+                    " std::shared_ptr<AsyncCopyDescriptor> p(new AsyncCopyDescriptor(R));"
+                    " auto q = p; (*q).wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "definite");
+  EXPECT_EQ(X.waitSend(1), "clean");
+}
+
+TEST(Transfer, VariantAlternative) {
+  Analysed X(kernel("std::variant<int, AsyncCopyDescriptor> v = L;"
+                    " std::get<AsyncCopyDescriptor>(v).wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "definite");
+}
+
+// ---------------------------------------------------------------- writes ---
+
+TEST(Transfer, AssignmentToOneFieldIsStrong) {
+  Analysed X(kernel("Half h{L, L}; h.stage = R; h.stage.wait_send(); h.send.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+}
+
+TEST(Transfer, AssignmentAtAnUnknownIndexIsWeak) {
+  Analysed X(kernel("AsyncCopyDescriptor ds[2] = {R, R}; ds[i] = L; ds[0].wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "maybe");
+}
+
+TEST(Transfer, CopyOfAWholeAggregate) {
+  Analysed X(kernel("Half h{R, L}; Half g = h; g.stage.wait_send(); g.send.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+}
+
+TEST(Transfer, PushBackThenClear) {
+  Analysed X(kernel("std::vector<AsyncCopyDescriptor> v; v.push_back(L); v.clear();"
+                    " v.push_back(R); for (auto &d : v) d.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+}
+
+TEST(Transfer, OpaqueCallForgetsWhatItCanWrite) {
+  Analysed X(std::string(Prelude) + "void opaque(AsyncCopyDescriptor &);\nvoid k" + Params +
+             " { auto d = L; opaque(d); d.wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean"); // Unknown: never reported.
+  EXPECT_EQ(X.unused(), 0u);         // Handed over: it escapes.
+}
+
+// ------------------------------------------------------------- lifecycle ---
+
+TEST(Lifecycle, StartedCopyIsInFlightUntilWaited) {
+  Analysed X(kernel("auto d = L; d.start(); auto e = L; e.start(); e.wait(); d.wait();"));
+  ASSERT_EQ(X.A->ReceiveWaits.size(), 2u);
+  // Before e.wait(): d and e in flight; before d.wait(): d only.
+  EXPECT_EQ(X.A->inFlightAt(X.A->ReceiveWaits[0]).size(), 2u);
+  EXPECT_EQ(X.A->inFlightAt(X.A->ReceiveWaits[1]).size(), 1u);
+}
+
+TEST(Lifecycle, UnusedOnEveryPathOnly) {
+  Analysed X(kernel("auto d = L; if (c) d.start(); auto e = L; (void)e.is_remote();"));
+  EXPECT_EQ(X.unused(), 1u); // e; d is started on one path.
+}
+
+TEST(Lifecycle, ReceiveWaitAfterWaitSend) {
+  Analysed X(kernel("auto d = L; d.wait_send(); d.wait_recv();"
+                    " auto e = L; e.wait_send(); if (c) e.wait_recv();"
+                    " auto f = L; f.wait_send();"));
+  ASSERT_EQ(X.A->WaitSends.size(), 3u);
+  EXPECT_EQ(X.A->receiveWaitAfter(X.A->WaitSends[0]), dmalint::ReceiveWaitAfter::Always);
+  EXPECT_EQ(X.A->receiveWaitAfter(X.A->WaitSends[1]), dmalint::ReceiveWaitAfter::Sometimes);
+  EXPECT_EQ(X.A->receiveWaitAfter(X.A->WaitSends[2]), dmalint::ReceiveWaitAfter::Never);
+}
+
+// ----------------------------------------------------------------- calls ---
+
+TEST(Calls, GenericLambdaSeesItsArgument) {
+  Analysed X(kernel("auto d = L; auto use = [](auto &x) { x.start(); x.wait(); }; use(d);"));
+  EXPECT_EQ(X.unused(), 0u);
+}
+
+TEST(Calls, ConstructorInitialiserListFillsTheMembers) {
+  Analysed X(std::string(Prelude) +
+             "struct Stage { AsyncCopyDescriptor in, out;\n"
+             "  Stage(AsyncCopyDescriptor i, AsyncCopyDescriptor o) : in(i), out(o) {} };\n"
+             "void k" + Params + " { Stage st(L, R); st.out.wait_send(); st.in.wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+}
+
+TEST(Calls, HelperRequirementIsPerPath) {
+  // drain() waits the send side of `.send` only: a local `.stage` is fine.
+  Analysed X(std::string(Prelude) + "void drain(Half &h) { h.send.wait_send(); }\n"
+             "void k" + Params + " { Half h{L, R}; drain(h); Half g{R, L}; drain(g); }\n");
+  ASSERT_EQ(X.A->HelperWaitSends.size(), 2u);
+  EXPECT_TRUE(X.A->localOriginsAt(dmalint::DescriptorUse{nullptr, nullptr,
+                                                         X.A->HelperWaitSends[0].Values})
+                  .Origins.empty());
+  EXPECT_FALSE(X.A->verdict(X.A->HelperWaitSends[1].Values, dmalint::Remoteness::Local)
+                   .Origins.empty());
+}
+
+TEST(Calls, ClassMembersThroughTheClassSummary) {
+  Analysed X(std::string(Prelude) +
+                 "class P { public:\n"
+                 "  void issue(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {\n"
+                 "    q_.push_back(L); q_.push_back(R); }\n"
+                 "  void drain() { for (auto &d : q_) d.wait_send(); }\n"
+                 " private: std::vector<AsyncCopyDescriptor> q_; };\n",
+             "drain");
+  EXPECT_EQ(X.waitSend(0), "maybe");
+}
+
+// ---------------------------------------------------------------- bounds ---
+
+TEST(Bounds, ManyOriginsFoldAndTheKindStays) {
+  std::string Body = "std::vector<AsyncCopyDescriptor> v{";
+  for (int I = 0; I < 200; ++I)
+    Body += "L, ";
+  Body += "L}; for (auto &d : v) d.wait_send();";
+  Analysed X(kernel(Body));
+  EXPECT_EQ(X.waitSend(0), "definite");
+  EXPECT_GT(X.A->OriginsFolded, 0u);
+  EXPECT_EQ(X.unused(), 0u); // A folded origin is never reported as unused.
+}
+
+} // namespace

@@ -39,23 +39,46 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
   if (!Analysis)
     return;
   const ApiModel &M = Api->model();
-  for (const ConstructionMismatch &Mismatch : Analysis->Mismatches) {
-    const CXXConstructorDecl *Ctor = Mismatch.Construct->getConstructor();
-    SourceLocation At = constructionLoc(Mismatch.Construct);
+  for (const ConstructionArguments &Built : Analysis->Constructions) {
+    // Both written out (a value, std::nullopt, omitted): checkWritten's.
+    auto Args = callArguments(Built.Construct);
+    if (argumentEngagement(Args, M.CtorSrcSemParam) != Engagement::Unknown &&
+        argumentEngagement(Args, M.CtorDeviceIdParam) != Engagement::Unknown)
+      continue;
+    bool OnlySrcSem = false, OnlyDeviceId = false, AnyConsistent = false;
+    llvm::SmallVector<const Expr *, 2> UnsetAt;
+    for (const auto &C : Built.Combinations) {
+      if (!C.SrcSem || !C.DeviceId || *C.SrcSem == *C.DeviceId) {
+        AnyConsistent = true;
+        continue;
+      }
+      (*C.SrcSem ? OnlySrcSem : OnlyDeviceId) = true;
+      const Expr *Unset = *C.SrcSem ? C.DeviceIdSite : C.SrcSemSite;
+      if (Unset && !llvm::is_contained(UnsetAt, Unset))
+        UnsetAt.push_back(Unset);
+    }
+    SourceLocation At = constructionLoc(Built.Construct);
+    if (!OnlySrcSem && !OnlyDeviceId) {
+      if (!AnyConsistent)
+        continue;
+      reached(At, std::nullopt);
+      continue;
+    }
+    const CXXConstructorDecl *Ctor = Built.Construct->getConstructor();
     StringRef SrcName = parameterName(Ctor, M.CtorSrcSemParam, "src_sem");
     StringRef DevName = parameterName(Ctor, M.CtorDeviceIdParam, "device_id");
     // Both ways round on different paths: name the first.
-    StringRef SetName = Mismatch.OnlySrcSem ? SrcName : DevName;
-    StringRef UnsetName = Mismatch.OnlySrcSem ? DevName : SrcName;
+    StringRef SetName = OnlySrcSem ? SrcName : DevName;
+    StringRef UnsetName = OnlySrcSem ? DevName : SrcName;
     Candidate C;
     C.Loc = At;
-    C.Definite = Mismatch.AlwaysMismatched;
+    C.Definite = !AnyConsistent;
     C.Message = formatMessage(
-        Mismatch.AlwaysMismatched
+        C.Definite
             ? "either both or neither '%0' and '%1' can be set, but only '%2' is"
             : "either both or neither '%0' and '%1' can be set, but on some paths only '%2' is",
         {SrcName.str(), DevName.str(), SetName.str()});
-    for (const Expr *Unset : Mismatch.UnsetAt)
+    for (const Expr *Unset : UnsetAt)
       C.Notes.push_back({isa<CXXConstructExpr>(Unset) ? constructionLoc(Unset)
                                                       : Unset->getBeginLoc(),
                          formatMessage("'%0' is left unset here", {UnsetName.str()})});

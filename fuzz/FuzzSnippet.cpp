@@ -175,7 +175,7 @@ bool sameEvents(const FunctionAnalysis &A, const FunctionAnalysis &B) {
   };
   return A.HitWorkLimit == B.HitWorkLimit && A.Origins.size() == B.Origins.size() &&
          A.Summary == B.Summary && SameUses(A.WaitSends, B.WaitSends) &&
-         SameUses(A.Starts, B.Starts) && A.Mismatches.size() == B.Mismatches.size() &&
+         SameUses(A.Starts, B.Starts) && A.Constructions.size() == B.Constructions.size() &&
          A.UsedOrEscaped == B.UsedOrEscaped && A.BlockVisits == B.BlockVisits;
 }
 

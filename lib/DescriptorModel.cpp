@@ -194,49 +194,35 @@ ValueSet Analyzer::constructed(const Expr *Site, llvm::ArrayRef<const Expr *> Ar
   };
   ValueSet Src = StatesOf(M.CtorSrcSemParam), Dev = StatesOf(M.CtorDeviceIdParam);
   ValueSet Result;
-  ConstructionMismatch Mismatch;
-  bool AnyConsistent = false, AnyMismatch = false;
+  ConstructionArguments Seen;
   FactSet Both;
   for (const Value &A : Src.values()) {
     for (const Value &B : Dev.values()) {
       if (!FactSet::conjoin(A.Assumed, B.Assumed, Both))
         continue; // Not on one path.
-      std::optional<bool> SrcSet = Out.Origins[A.Origin].Engaged,
-                          DevSet = Out.Origins[B.Origin].Engaged;
+      const OriginInfo &SrcO = Out.Origins[A.Origin], &DevO = Out.Origins[B.Origin];
+      Seen.Combinations.push_back({SrcO.Engaged, DevO.Engaged, SrcO.Site, DevO.Site});
       ValueSet One;
-      if (!SrcSet || !DevSet) {
-        One = unknown();
-        AnyConsistent = true;
-      } else if (*SrcSet == *DevSet) {
-        One = ValueSet::of(originValue(Site, *SrcSet ? Remoteness::Remote : Remoteness::Local));
-        AnyConsistent = true;
-      } else {
-        One = unknown(); // Pallas raises here; the mismatch is the finding.
-        AnyMismatch = true;
-        (*SrcSet ? Mismatch.OnlySrcSem : Mismatch.OnlyDeviceId) = true;
-        const Expr *Unset = Out.Origins[(*SrcSet ? B : A).Origin].Site;
-        if (Unset && !llvm::is_contained(Mismatch.UnsetAt, Unset))
-          Mismatch.UnsetAt.push_back(Unset);
-      }
+      if (SrcO.Engaged && DevO.Engaged && *SrcO.Engaged == *DevO.Engaged)
+        One = ValueSet::of(
+            originValue(Site, *SrcO.Engaged ? Remoteness::Remote : Remoteness::Local));
+      else
+        One = unknown(); // Unknown, or set without the other: Pallas raises there.
       One.assume(Both);
       Result.unionWith(One);
     }
   }
-  // Both written out (a value, std::nullopt, omitted): judged without
-  // dataflow by the check itself.
-  bool FromVariables = argumentEngagement(Args, M.CtorSrcSemParam) == Engagement::Unknown ||
-                       argumentEngagement(Args, M.CtorDeviceIdParam) == Engagement::Unknown;
-  if (Report && AnyMismatch && FromVariables)
+  if (Report)
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site)) {
-      Mismatch.Construct = Construct;
-      Mismatch.AlwaysMismatched = !AnyConsistent;
-      auto It = llvm::find_if(Out.Mismatches, [&](const ConstructionMismatch &Old) {
+      Seen.Construct = Construct;
+      auto It = llvm::find_if(Out.Constructions, [&](const ConstructionArguments &Old) {
         return Old.Construct == Construct;
       });
-      if (It == Out.Mismatches.end())
-        Out.Mismatches.push_back(Mismatch);
+      if (It == Out.Constructions.end())
+        Out.Constructions.push_back(std::move(Seen));
       else
-        It->AlwaysMismatched &= Mismatch.AlwaysMismatched;
+        for (const auto &C : Seen.Combinations)
+          It->Combinations.push_back(C);
     }
   return Result.empty() ? unknown() : Result;
 }

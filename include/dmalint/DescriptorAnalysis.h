@@ -52,15 +52,17 @@ struct OriginInfo {
   bool isParameter() const { return Param || ImplicitObject; }
 };
 
-/// The general constructor given exactly one of its source semaphore and
-/// device id on some path, where at least one of them is an optional
-/// variable (the written-out cases are judged without dataflow).
-struct ConstructionMismatch {
+/// What the general constructor's source semaphore and device id may be at
+/// one construction, path by path: one combination per consistent pair of
+/// their states (engaged, not, or unknown) and where each state was made.
+/// The check judges whether one is set without the other.
+struct ConstructionArguments {
+  struct Combination {
+    std::optional<bool> SrcSem, DeviceId; ///< Set or not; nullopt: unknown.
+    const clang::Expr *SrcSemSite = nullptr, *DeviceIdSite = nullptr;
+  };
   const clang::CXXConstructExpr *Construct = nullptr;
-  bool OnlySrcSem = false;   ///< Some path sets only the source semaphore.
-  bool OnlyDeviceId = false; ///< Some path sets only the device id.
-  bool AlwaysMismatched = false;
-  llvm::SmallVector<const clang::Expr *, 2> UnsetAt; ///< Where the unset side was made.
+  llvm::SmallVector<Combination, 2> Combinations;
 };
 
 /// A `wait_send` reached from a function's parameter with no remoteness
@@ -203,7 +205,7 @@ struct FunctionAnalysis {
   std::vector<DescriptorUse> Starts;
   std::vector<DescriptorUse> ReceiveWaits; ///< wait() and wait_recv().
   std::vector<HelperWaitSend> HelperWaitSends;
-  std::vector<ConstructionMismatch> Mismatches;
+  std::vector<ConstructionArguments> Constructions; ///< General constructions.
   /// By OriginId: started or waited somewhere, or escaped (returned, stored
   /// beyond the function, handed to a function that may use or keep it).
   std::vector<bool> UsedOrEscaped;

@@ -401,6 +401,44 @@ def kernels(n):
     return "\n".join(out) + "\n"
 
 
+def reassign(n):
+    """The first slow input of issue 14: one function of n steps, each
+    reassigning one descriptor to a local copy under its own condition
+    (`k == i`, a distinct atom), then starting it and waiting its send side
+    under is_remote(). Values pile up one origin per step: before the
+    bounds on a location's values, 231 s at n = 1,250."""
+    out = ["#include <tpu/dma.h>", "using namespace tpu;", "",
+           f"void reassign({KERNEL_PARAMS}) {{",
+           "  AsyncCopyDescriptor d = make_async_remote_copy(a, b, s, r, DeviceId(1));"]
+    for i in range(n):
+        out += [f"  if (k == {i}) d = make_async_copy(a.at({i}), b, s);",
+                "  d.start();",
+                "  if (d.is_remote()) d.wait_send();",
+                "  d.wait_recv();"]
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def initlist(n):
+    """The second slow input of issue 14: one std::vector initialiser list
+    of n descriptors (remote and local in turn), drained with the send side
+    under is_remote(). Before the bounds, 49 s at n = 4,000."""
+    out = ["#include <tpu/dma.h>", "#include <vector>", "using namespace tpu;", "",
+           f"void initlist({KERNEL_PARAMS}) {{",
+           "  std::vector<AsyncCopyDescriptor> v{"]
+    items = [f"      make_async_remote_copy(a.at({i}), b, s, r, DeviceId({i}))" if i % 2 == 0
+             else f"      make_async_copy(a.at({i}), b, s)" for i in range(n)]
+    out.append(",\n".join(items))
+    out += ["  };",
+            "  for (auto &d : v) d.start();",
+            "  for (auto &d : v) {",
+            "    if (d.is_remote()) d.wait_send();",
+            "    d.wait_recv();",
+            "  }",
+            "}"]
+    return "\n".join(out) + "\n"
+
+
 SCALING = {
     # name: (generator, sizes, quick sizes, what)
     "straight": (straight, [10, 100, 1000, 10000], [10, 100, 1000],
@@ -411,6 +449,10 @@ SCALING = {
               "one function, n loop nests over std::vector<AsyncCopyDescriptor>"),
     "kernels": (kernels, [5, 50, 500, 5000], [5, 50, 500],
                 "n small kernels in one translation unit"),
+    "reassign": (reassign, [12, 125, 1250], [12, 125],
+                 "one function, n conditional reassignments of one descriptor"),
+    "initlist": (initlist, [40, 400, 4000], [40, 400],
+                 "one std::vector initialiser list of n descriptors"),
 }
 
 

@@ -162,15 +162,21 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
       if (L.Path.Depth != Subject.Path.Depth || !Subject.mayAlias(L) || C.Values.empty())
         continue;
       AnyBefore = true;
-      ValueSet Kept;
-      for (const Value &V : C.Values.values()) {
+      ValueSet Kept = C.Values;
+      Kept.filter([&](const Value &V) {
         Remoteness K = Out.Origins[V.Origin].Kind;
-        if (K != Remoteness::Unknown && (K == Remoteness::Remote) != Outcome)
-          continue;
-        ValueSet One = ValueSet::of(V);
-        if (Out.Origins[V.Origin].isParameter())
-          One.assume(FactSet{Fact{paramRemoteAtom(V.Origin), Outcome}});
-        Kept.unionWith(One);
+        return K == Remoteness::Unknown || (K == Remoteness::Remote) == Outcome;
+      });
+      if (llvm::any_of(Kept.values(),
+                       [&](const Value &V) { return Out.Origins[V.Origin].isParameter(); })) {
+        ValueSet Marked;
+        for (const Value &V : Kept.values()) {
+          ValueSet One = ValueSet::of(V);
+          if (Out.Origins[V.Origin].isParameter())
+            One.assume(FactSet{Fact{paramRemoteAtom(V.Origin), Outcome}});
+          Marked.unionWith(One);
+        }
+        Kept = std::move(Marked);
       }
       NoteRemoved(C.Values, Kept);
       C.Values = std::move(Kept);
@@ -192,9 +198,7 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
   S.Facts.add(Fact{*G.Atom, AtomOutcome});
   for (auto &[L, C] : S.Cells) {
     bool WasEmpty = C.Values.empty();
-    ValueSet Before = C.Values;
-    C.Values.restrict(Fact{*G.Atom, AtomOutcome});
-    NoteRemoved(Before, C.Values);
+    C.Values.restrict(Fact{*G.Atom, AtomOutcome}, &Removed);
     if (!WasEmpty && C.Values.empty())
       S.Reachable = false; // Every value needs the other outcome.
   }

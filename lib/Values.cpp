@@ -179,22 +179,32 @@ void ValueSet::assume(const FactSet &Extra) {
   normalize();
 }
 
-void ValueSet::restrict(Fact F) {
+void ValueSet::restrict(Fact F, llvm::SmallVectorImpl<OriginId> *Gone) {
+  if (llvm::none_of(Values, [&](const Value &V) { return V.Assumed.lookup(F.Atom); }))
+    return;
   std::vector<Value> Out;
   bool Changed = false;
-  for (Value &V : Values) {
+  for (size_t I = 0; I < Values.size(); ++I) {
+    Value &V = Values[I];
     std::optional<bool> Known = V.Assumed.lookup(F.Atom);
     if (Known) {
       Changed = true;
-      if (*Known != F.Holds)
+      if (*Known != F.Holds) {
+        // The last value of its origin to go (values of one origin are adjacent).
+        bool Kept = (!Out.empty() && Out.back().Origin == V.Origin);
+        for (size_t J = I + 1; !Kept && J < Values.size() && Values[J].Origin == V.Origin; ++J)
+          Kept = Values[J].Assumed.lookup(F.Atom) != std::optional(!F.Holds);
+        if (Gone && !Kept && !llvm::is_contained(*Gone, V.Origin))
+          Gone->push_back(V.Origin);
         continue;
+      }
       V.Assumed.erase(F.Atom);
     }
     Out.push_back(std::move(V));
   }
+  (void)Changed;
   Values = std::move(Out);
-  if (Changed)
-    normalize();
+  normalize();
 }
 
 void ValueSet::forget(AtomId Atom) {

@@ -62,8 +62,9 @@ public:
   /// assumes the opposite of one of them is dropped: it cannot be on this path).
   void assume(const FactSet &Extra);
   /// Drops Values that assume the opposite of \p F, and removes the
-  /// now-settled assumption from the rest.
-  void restrict(Fact F);
+  /// now-settled assumption from the rest. Origins that go entirely are
+  /// added to \p Gone.
+  void restrict(Fact F, llvm::SmallVectorImpl<OriginId> *Gone = nullptr);
   /// Forgets everything assumed about \p Atom (its variables changed).
   void forget(AtomId Atom);
   /// Keeps only Values for which \p Keep is true.

@@ -7,6 +7,7 @@ regenerates the results section of docs/performance.md.
   bench/run [--repeat 5] [--no-callgrind] [--quick]
   bench/run --dmalint PATH --plugin PATH   # measure these binaries, build nothing
   bench/run --report-only                  # only re-render docs/performance.md
+  bench/run --before OLD/dmalint           # also measure a previous build, same run
 
 What it measures, side by side in one run on one machine:
 
@@ -170,9 +171,16 @@ def skipped_functions(stdout):
 
 
 class Tools:
-    def __init__(self, dmalint, plugin, clang, tidy, flags):
+    def __init__(self, dmalint, plugin, clang, tidy, flags, before=None):
         self.dmalint_path, self.plugin, self.clang_path, self.tidy_path = dmalint, plugin, clang, tidy
         self.flags = flags
+        # A dmalint of an earlier commit, measured beside this one in the
+        # same run (--before): the before/after comparison shares the
+        # machine's state and the parsing baseline.
+        self.before_path = before
+
+    def dmalint_before(self, files):
+        return [self.before_path, "--quiet", *files, "--", *self.flags]
 
     def clang(self, files):
         return [self.clang_path, "-fsyntax-only", *self.flags, *files]
@@ -240,11 +248,14 @@ def section_overhead(args, tools, scratch):
             "tidy_floor": (tools.tidy("-*," + FLOOR_CHECK, [name]), cwd),
             "tidy_dma": (tools.tidy("-*,dma-*", [name], load=True), cwd),
         }
+        if tools.before_path:
+            cmds["dmalint_before"] = (tools.dmalint_before([name]), cwd)
         recs = measure(cmds, args.repeat, args.timeout)
         row = {"input": name, "kind": kind, "lines": lines_of(os.path.join(cwd, name)),
                "commands": {}}
         for cname, rec in recs.items():
-            ckind = {"clang": "clang", "dmalint": "dmalint"}.get(cname, "tidy")
+            ckind = {"clang": "clang", "dmalint": "dmalint",
+                     "dmalint_before": "dmalint"}.get(cname, "tidy")
             out = strip(rec, ckind, name)
             profile = None
             if cname == "dmalint" and kind in ("realistic", "no-api") and not args.no_callgrind:
@@ -384,7 +395,7 @@ def section_scaling(args, tools, scratch):
     families = {}
     for family, (gen, sizes, quick_sizes, what) in generate.SCALING.items():
         rows = []
-        dmalint_timed_out = False
+        dmalint_timed_out = before_timed_out = False
         for n in (quick_sizes if args.quick else sizes):
             log(f"scaling: {family} {n}")
             name = f"{family}_{n}.cc"
@@ -393,14 +404,18 @@ def section_scaling(args, tools, scratch):
             cmds = {"clang": (tools.clang([name]), d)}
             if not dmalint_timed_out:
                 cmds["dmalint"] = (tools.dmalint([name]), d)
+            if tools.before_path and not before_timed_out:
+                cmds["dmalint_before"] = (tools.dmalint_before([name]), d)
             recs = measure(cmds, args.repeat, args.timeout)
             row = {"n": n, "lines": lines_of(os.path.join(d, name)), "commands": {}}
             for cname, rec in recs.items():
-                out = strip(rec, cname, name)
+                out = strip(rec, "dmalint" if cname == "dmalint_before" else cname, name)
                 out["instructions"] = maybe_callgrind(args, rec, *cmds[cname])
                 row["commands"][cname] = out
             if "dmalint" in recs and recs["dmalint"]["timeout"]:
                 dmalint_timed_out = True
+            if "dmalint_before" in recs and recs["dmalint_before"]["timeout"]:
+                before_timed_out = True
             if "dmalint" in recs and not dmalint_timed_out:
                 v = run_once(tools.dmalint([name], "--verbose"), d, args.timeout)
                 row["skipped_functions"] = len(skipped_functions(v["stdout"]))
@@ -977,6 +992,69 @@ def render_before_after(results, before):
     return "\n".join(out)
 
 
+TARGET_REGRESSION = 1.05    # no input slower than the --before build by more
+
+
+def render_same_run(results):
+    """Before/after from one run with --before: the earlier build beside this
+    one on every overhead and scaling input. Instructions where both were
+    counted (they are what the verdict reads), else median wall time."""
+    meta = results.get("meta", {})
+    if not meta.get("before"):
+        return None
+    rows, worst = [], (0.0, None)
+
+    def add(label, before, after, parse=None):
+        nonlocal worst
+        if not before or not after:
+            return
+        bi, ai = before.get("instructions"), after.get("instructions")
+        if before.get("timeout") or after.get("timeout"):
+            r = None if before.get("timeout") and after.get("timeout") else (
+                float("inf") if after.get("timeout") else 0.0)
+            how = "time"
+        elif bi and ai:
+            r, how = ai / bi, "Ir"
+        else:
+            r, how = ratio(med(after), med(before)), "time"
+        if r is not None and r > worst[0]:
+            worst = (r, f"{label} ({how})")
+        rows.append([label, fmt_ir(parse), fmt_ir(bi), fmt_ir(ai), fmt_s(before), fmt_s(after),
+                     "-" if r is None else ("after only" if r == 0.0 else
+                                            "timeout" if r == float("inf") else
+                                            f"{pct(r)} ({how})")])
+
+    ov = results.get("overhead")
+    if ov:
+        inputs = list(ov["inputs"])
+        total = corpus_total(inputs)
+        if total:
+            inputs.append(total)
+        for r in inputs:
+            c = r["commands"]
+            add(f"`{r['input']}`", c.get("dmalint_before"), c.get("dmalint"),
+                c["clang"].get("instructions"))
+    sc = results.get("scaling")
+    if sc:
+        for family, fam in sc["families"].items():
+            for r in fam["rows"]:
+                c = r["commands"]
+                add(f"{family} {r['n']:,}", c.get("dmalint_before"), c.get("dmalint"),
+                    c["clang"].get("instructions"))
+    out = ["### Before and after (measured in this run)\n",
+           f"Before: {meta['before']} (dmalint sha256 {meta.get('before_sha256')}); after: "
+           f"{meta.get('binaries')}; both run interleaved on every overhead and scaling input "
+           "above. \"Change\" is after/before of the instructions where both were counted under "
+           "callgrind, else of the median time; a timeout of the earlier build reads as "
+           "\"after only\".\n",
+           table(["input", "-fsyntax-only Ir", "before Ir", "after Ir", "before s", "after s",
+                  "change"], rows), ""]
+    out.append(f"Slowest relative to before: {worst[1] or '-'}, {pct(worst[0]) if worst[1] else '-'}; "
+               f"target: no input slower than before by more than {pct(TARGET_REGRESSION)}: "
+               f"{verdict(worst[0] <= TARGET_REGRESSION)}.\n")
+    return "\n".join(out)
+
+
 def load_results(directory):
     results = {}
     for name in ("meta",) + SECTIONS:
@@ -1056,7 +1134,10 @@ unset multiplot
 def update_doc(results, directory):
     text = render(results)
     before_dir = os.path.join(directory, "before")
-    if directory == RESULTS and os.path.isdir(before_dir):
+    same_run = render_same_run(results)
+    if same_run:
+        text += "\n" + same_run
+    elif directory == RESULTS and os.path.isdir(before_dir):
         text += "\n" + render_before_after(results, load_results(before_dir))
     if not os.path.exists(DOC):
         log(f"{DOC} does not exist: not updated")
@@ -1094,6 +1175,9 @@ def main():
     parser.add_argument("--report-only", action="store_true",
                         help="measure nothing: re-render the plot and docs/performance.md")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument("--before", help="a dmalint binary of an earlier commit to measure beside "
+                        "this one (overhead and scaling), for the before/after table")
+    parser.add_argument("--before-label", help="what the --before binary is, for the report")
     parser.add_argument("--label", help="what the measured binaries are, for the report "
                         "(default: build-bench/ at the current commit, or the given paths)")
     args = parser.parse_args()
@@ -1122,14 +1206,19 @@ def main():
             if not shutil.which(tool):
                 sys.exit(f"bench: {tool} is not installed")
         args.flags = ["-std=c++17", "-I" + os.path.join(ROOT, "include")]
+        before = os.path.abspath(args.before) if args.before else None
+        if before and not os.path.exists(before):
+            sys.exit(f"bench: {before} does not exist")
         tools = Tools(dmalint, plugin, shutil.which("clang++-19"), shutil.which("clang-tidy-19"),
-                      args.flags)
+                      args.flags, before)
         started = datetime.datetime.now()
         meta = {"run_id": started.strftime("%Y%m%dT%H%M%S"),
                 "date": started.strftime("%Y-%m-%d %H:%M"),
                 "command": shlex.join(["bench/run"] + sys.argv[1:]),
                 "repeat": args.repeat, "quick": args.quick, "callgrind": not args.no_callgrind,
                 "binaries": args.label or f"{dmalint} and {plugin}",
+                "before": (args.before_label or before) if before else None,
+                "before_sha256": sha256(before) if before else None,
                 "load_start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
                 "machine": machine(tools)}
         for section in (args.only or SECTIONS):

@@ -197,25 +197,11 @@ const ClassSummary *AnalysisCache::members(const clang::CXXRecordDecl &RD) {
         Next.Incomplete = true;
         continue;
       }
-      for (const PathValues &PV : A.Summary.ObjectStores) {
-        auto Same = llvm::find_if(Next.Members,
-                                  [&](const PathValues &Q) { return Q.Path == PV.Path; });
-        if (Same == Next.Members.end())
-          Next.Members.push_back(PV);
-        else
-          Same->Values.unionWith(PV.Values);
-      }
+      unitePaths(Next.Members, A.Summary.ObjectStores);
     }
     // What a member held before a member function ran is still a value it
     // may hold: the summary only grows.
-    for (const PathValues &Old : ClassesInProgress[K].Members) {
-      auto Same = llvm::find_if(Next.Members,
-                                [&](const PathValues &Q) { return Q.Path == Old.Path; });
-      if (Same == Next.Members.end())
-        Next.Members.push_back(Old);
-      else
-        Same->Values.unionWith(Old.Values);
-    }
+    unitePaths(Next.Members, ClassesInProgress[K].Members);
     Settled = Next == ClassesInProgress[K] && Next.Incomplete == ClassesInProgress[K].Incomplete;
     ClassesInProgress[K] = std::move(Next);
   }

@@ -150,6 +150,9 @@ public:
   /// Puts the value of \p Init (of type \p T) into the fresh location \p Dest.
   void initialize(const Location &Dest, clang::QualType T, const clang::Expr *Init, State &S,
                   bool Report, unsigned Depth);
+  /// Initialises \p Dest as a copy of \p Source (an object or a temporary).
+  void initializeFrom(const Location &Dest, clang::QualType T, const clang::Expr *Source,
+                      State &S, bool Report, unsigned Depth);
   /// Assigns the value of \p Init to \p Dest (several: a weak update).
   void assign(const LocationList &Dest, clang::QualType T, const clang::Expr *Init, State &S,
               bool Report, unsigned Depth);
@@ -243,7 +246,7 @@ public:
   std::map<std::tuple<const void *, Remoteness, bool>, OriginId> OriginIds;
   std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;
   std::map<std::tuple<const void *, bool, AccessPath>, OriginId> ParamOriginIds;
-  OriginId FoldedIds[2] = {0, 0};
+  std::map<Remoteness, OriginId> FoldedIds;
   uintptr_t ScratchIds = 0;
 
   struct AtomInfo {

@@ -30,6 +30,36 @@ const Expr *stripWrappers(const Expr *E) {
   return E;
 }
 
+const Expr *withoutWrappers(const Expr *E, bool Conversions) {
+  auto SameObjectCast = [&](CastKind K) {
+    return K == CK_NoOp || K == CK_DerivedToBase || K == CK_UncheckedDerivedToBase ||
+           K == CK_BaseToDerived || K == CK_LValueToRValue ||
+           (Conversions && (K == CK_ConstructorConversion || K == CK_UserDefinedConversion));
+  };
+  for (const Expr *Previous = nullptr; E && E != Previous;) {
+    Previous = E;
+    E = E->IgnoreParens();
+    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+      if (SameObjectCast(ICE->getCastKind()))
+        E = ICE->getSubExpr();
+    } else if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E)) {
+      if (SameObjectCast(Cast->getCastKind()))
+        E = Cast->getSubExpr();
+    } else if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MTE->getSubExpr();
+    } else if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = BTE->getSubExpr();
+    } else if (const auto *EWC = dyn_cast<ExprWithCleanups>(E)) {
+      E = EWC->getSubExpr();
+    } else if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E)) {
+      E = Default->getExpr();
+    } else if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(E)) {
+      E = Default->getExpr();
+    }
+  }
+  return E;
+}
+
 bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
   DynTypedNodeList Parents = Ctx.getParents(S);
   // Walk up through statements to the nearest declaration.

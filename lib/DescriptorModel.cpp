@@ -17,66 +17,53 @@ namespace dmalint {
 
 // ----------------------------------------------------------------- origins ---
 
-Value Analyzer::originValue(const Expr *Site, Remoteness Kind) {
-  auto [It, Inserted] = OriginIds.emplace(std::make_tuple(Site, Kind, false), 0);
+/// The origin \p Key names, made from \p Info the first time.
+template <typename Map, typename KeyT>
+static Value internOrigin(Map &Ids, const KeyT &Key, FunctionAnalysis &Out,
+                          const OriginInfo &Info) {
+  auto [It, Inserted] = Ids.emplace(Key, 0);
   if (Inserted) {
     It->second = static_cast<OriginId>(Out.Origins.size());
-    OriginInfo O;
-    O.Site = Site;
-    O.Kind = Kind;
-    Out.Origins.push_back(O);
+    Out.Origins.push_back(Info);
   }
   return Value{It->second, {}};
+}
+
+Value Analyzer::originValue(const Expr *Site, Remoteness Kind) {
+  OriginInfo O;
+  O.Site = Site;
+  O.Kind = Kind;
+  return internOrigin(OriginIds, std::make_tuple(Site, Kind, false), Out, O);
 }
 
 Value Analyzer::importedValue(const Expr *Site, Remoteness Kind) {
-  auto [It, Inserted] = OriginIds.emplace(std::make_tuple(Site, Kind, true), 0);
-  if (Inserted) {
-    It->second = static_cast<OriginId>(Out.Origins.size());
-    OriginInfo O;
-    O.Site = Site;
-    O.Kind = Kind;
-    O.Imported = true;
-    Out.Origins.push_back(O);
-  }
-  return Value{It->second, {}};
+  OriginInfo O;
+  O.Site = Site;
+  O.Kind = Kind;
+  O.Imported = true;
+  return internOrigin(OriginIds, std::make_tuple(Site, Kind, true), Out, O);
 }
 
 Value Analyzer::paramValue(const ParmVarDecl *P, unsigned Index, const AccessPath &Path) {
-  auto [It, Inserted] = ParamOriginIds.emplace(std::make_tuple(P, false, Path), 0);
-  if (Inserted) {
-    It->second = static_cast<OriginId>(Out.Origins.size());
-    OriginInfo O;
-    O.Param = P;
-    O.ParamIndex = Index;
-    O.ParamPath = Path;
-    Out.Origins.push_back(O);
-  }
-  return Value{It->second, {}};
+  OriginInfo O;
+  O.Param = P;
+  O.ParamIndex = Index;
+  O.ParamPath = Path;
+  return internOrigin(ParamOriginIds, std::make_tuple(P, false, Path), Out, O);
 }
 
 Value Analyzer::objectValue(const AccessPath &Path) {
-  auto [It, Inserted] = ParamOriginIds.emplace(std::make_tuple(ObjectClass, true, Path), 0);
-  if (Inserted) {
-    It->second = static_cast<OriginId>(Out.Origins.size());
-    OriginInfo O;
-    O.ImplicitObject = true;
-    O.ParamPath = Path;
-    Out.Origins.push_back(O);
-  }
-  return Value{It->second, {}};
+  OriginInfo O;
+  O.ImplicitObject = true;
+  O.ParamPath = Path;
+  return internOrigin(ParamOriginIds, std::make_tuple(ObjectClass, true, Path), Out, O);
 }
 
 Value Analyzer::foldedValue(Remoteness Kind) {
-  OriginId &Id = FoldedIds[Kind == Remoteness::Remote];
-  if (!Id) {
-    Id = static_cast<OriginId>(Out.Origins.size());
-    OriginInfo O;
-    O.Kind = Kind;
-    O.Folded = true;
-    Out.Origins.push_back(O);
-  }
-  return Value{Id, {}};
+  OriginInfo O;
+  O.Kind = Kind;
+  O.Folded = true;
+  return internOrigin(FoldedIds, Kind, Out, O);
 }
 
 void Analyzer::markUsed(const ValueSet &VS) {
@@ -147,15 +134,10 @@ void Analyzer::bound(State &S) {
 // -------------------------------------------------------- optional states ---
 
 Value Analyzer::optionalValue(const Expr *Site, bool Engaged) {
-  auto [It, Inserted] = OptionalOriginIds.emplace(std::make_pair(Site, Engaged), 0);
-  if (Inserted) {
-    It->second = static_cast<OriginId>(Out.Origins.size());
-    OriginInfo O;
-    O.Site = Site;
-    O.Engaged = Engaged;
-    Out.Origins.push_back(O);
-  }
-  return Value{It->second, {}};
+  OriginInfo O;
+  O.Site = Site;
+  O.Engaged = Engaged;
+  return internOrigin(OptionalOriginIds, std::make_pair(Site, Engaged), Out, O);
 }
 
 ValueSet Analyzer::evalOptional(const Expr *E, const State &S) {

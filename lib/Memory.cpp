@@ -19,41 +19,7 @@ namespace dmalint {
 namespace {
 
 /// \p E without parentheses and the casts that keep the object the same.
-const Expr *sameObject(const Expr *E) {
-  for (const Expr *Previous = nullptr; E != Previous;) {
-    Previous = E;
-    E = E->IgnoreParens();
-    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
-      switch (ICE->getCastKind()) {
-      case CK_NoOp:
-      case CK_DerivedToBase:
-      case CK_UncheckedDerivedToBase:
-      case CK_BaseToDerived:
-      case CK_LValueToRValue:
-        E = ICE->getSubExpr();
-        break;
-      default:
-        break;
-      }
-    } else if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E)) {
-      if (Cast->getCastKind() == CK_NoOp || Cast->getCastKind() == CK_DerivedToBase ||
-          Cast->getCastKind() == CK_UncheckedDerivedToBase ||
-          Cast->getCastKind() == CK_BaseToDerived)
-        E = Cast->getSubExpr();
-    } else if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = MTE->getSubExpr();
-    } else if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E)) {
-      E = BTE->getSubExpr();
-    } else if (const auto *EWC = dyn_cast<ExprWithCleanups>(E)) {
-      E = EWC->getSubExpr();
-    } else if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E)) {
-      E = Default->getExpr();
-    } else if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(E)) {
-      E = Default->getExpr();
-    }
-  }
-  return E;
-}
+const Expr *sameObject(const Expr *E) { return withoutWrappers(E, /*Conversions=*/false); }
 
 /// Pointer arithmetic and ++: a constant element becomes every element.
 LocationList widened(LocationList Locs) {
@@ -427,48 +393,42 @@ LocationList Analyzer::objectLocations(const CXXMemberCallExpr *Call, const Stat
   return ME && ME->isArrow() ? designated(Object, S) : resolve(Object, S);
 }
 
+namespace {
+/// Calls \p Fn on each cell of \p S that reading \p L may touch: at its
+/// depth (\p Below: and below it). False when there is none.
+template <typename Fn>
+bool forEachCell(const Location &L, const State &S, bool Below, Fn Visit) {
+  bool Found = false;
+  for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
+       It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
+    if ((!Below && It->first.Path.Depth != L.Path.Depth) || !L.mayAlias(It->first))
+      continue;
+    Found = true;
+    Visit(It->second);
+  }
+  return Found;
+}
+} // namespace
+
 ValueSet Analyzer::read(const LocationList &Locs, const State &S) const {
   ValueSet Result;
   if (Locs.empty())
     return unknown();
-  for (const Location &L : Locs) {
-    if (L.isUnknown()) {
+  for (const Location &L : Locs)
+    if (L.isUnknown() ||
+        !forEachCell(L, S, false, [&](const Cell &C) { Result.unionWith(C.Values); }))
       Result.unionWith(unknown());
-      continue;
-    }
-    bool Found = false;
-    for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
-         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
-      if (It->first.Path.Depth != L.Path.Depth || !L.mayAlias(It->first))
-        continue;
-      Found = true;
-      Result.unionWith(It->second.Values);
-    }
-    if (!Found)
-      Result.unionWith(unknown());
-  }
   return Result;
 }
 
 LocationList Analyzer::readTargets(const LocationList &Locs, const State &S) const {
   LocationList Result;
-  for (const Location &L : Locs) {
-    if (L.isUnknown()) {
+  for (const Location &L : Locs)
+    if (L.isUnknown() || !forEachCell(L, S, false, [&](const Cell &C) {
+          for (const Location &T : C.Targets)
+            addLocation(Result, T);
+        }))
       addLocation(Result, Location::unknown());
-      continue;
-    }
-    bool Found = false;
-    for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
-         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
-      if (It->first.Path.Depth != L.Path.Depth || !L.mayAlias(It->first))
-        continue;
-      Found = true;
-      for (const Location &T : It->second.Targets)
-        addLocation(Result, T);
-    }
-    if (!Found)
-      addLocation(Result, Location::unknown());
-  }
   return Result;
 }
 
@@ -480,23 +440,17 @@ ValueSet Analyzer::heldBelow(const LocationList &Locs, const State &S) const {
       Result.unionWith(unknown());
       continue;
     }
-    for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
-         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
-      if (!L.mayAlias(It->first))
-        continue;
-      Result.unionWith(It->second.Values);
-      for (const Location &T : It->second.Targets)
+    forEachCell(L, S, true, [&](const Cell &C) {
+      Result.unionWith(C.Values);
+      for (const Location &T : C.Targets)
         if (!T.isUnknown() && !llvm::is_contained(Locs, T))
           addLocation(Pointed, T);
-    }
+    });
   }
   // One level through the pointers held there: a struct of pointers to
   // descriptors hands those descriptors over too.
   for (const Location &T : Pointed)
-    for (auto It = S.Cells.lower_bound(Location{T.Kind, T.Root, {}});
-         It != S.Cells.end() && It->first.Kind == T.Kind && It->first.Root == T.Root; ++It)
-      if (T.mayAlias(It->first))
-        Result.unionWith(It->second.Values);
+    forEachCell(T, S, true, [&](const Cell &C) { Result.unionWith(C.Values); });
   return Result;
 }
 

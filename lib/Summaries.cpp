@@ -82,6 +82,11 @@ static void addPathValues(std::vector<PathValues> &Into, const AccessPath &Path,
   Into.push_back(PathValues{Path, Values});
 }
 
+void unitePaths(std::vector<PathValues> &Into, const std::vector<PathValues> &From) {
+  for (const PathValues &PV : From)
+    addPathValues(Into, PV.Path, PV.Values);
+}
+
 // ------------------------------------------------------------- analyzer ---
 
 SummaryValues Analyzer::toSummary(const ValueSet &VS) const {

@@ -16,37 +16,9 @@ namespace dmalint {
 
 namespace {
 
-/// \p E without the wrappers an initialiser carries: parentheses, implicit
-/// casts that keep the value, temporaries, cleanups, default arguments and
-/// default member initialisers.
-const Expr *initialiser(const Expr *E) {
-  for (const Expr *Previous = nullptr; E && E != Previous;) {
-    Previous = E;
-    E = E->IgnoreParens();
-    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
-      if (ICE->getCastKind() == CK_NoOp || ICE->getCastKind() == CK_ConstructorConversion ||
-          ICE->getCastKind() == CK_DerivedToBase ||
-          ICE->getCastKind() == CK_UncheckedDerivedToBase ||
-          ICE->getCastKind() == CK_UserDefinedConversion ||
-          ICE->getCastKind() == CK_LValueToRValue)
-        E = ICE->getSubExpr();
-    } else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
-      if (Cast->getCastKind() == CK_NoOp || Cast->getCastKind() == CK_ConstructorConversion)
-        E = Cast->getSubExpr();
-    } else if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = MTE->getSubExpr();
-    } else if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E)) {
-      E = BTE->getSubExpr();
-    } else if (const auto *EWC = dyn_cast<ExprWithCleanups>(E)) {
-      E = EWC->getSubExpr();
-    } else if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E)) {
-      E = Default->getExpr();
-    } else if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(E)) {
-      E = Default->getExpr();
-    }
-  }
-  return E;
-}
+/// \p E without the wrappers an initialiser carries: also the conversions
+/// that build the object from another (AstUtil.h).
+const Expr *initialiser(const Expr *E) { return withoutWrappers(E, /*Conversions=*/true); }
 
 const VarDecl *varOf(const Expr *E) {
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
@@ -391,11 +363,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     const CXXConstructorDecl *Ctor = Construct->getConstructor();
     auto Args = callArguments(Construct);
     if (Ctor->isCopyOrMoveConstructor() && !Args.empty()) {
-      const Expr *Source = initialiser(Args[0]);
-      if (Source->isGLValue())
-        copyObject(resolve(Source, S), Dest, S, Update::Strong);
-      else
-        initialize(Dest, T, Source, S, Report, Depth);
+      initializeFrom(Dest, T, Args[0], S, Report, Depth);
       return;
     }
     if (Kind == Shape::Sequence || Kind == Shape::Optional) {
@@ -467,11 +435,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     switch (TypeModel::functionEffect(FD)) {
     case FunctionEffect::Identity:
       if (!Args.empty()) {
-        const Expr *Source = initialiser(Args[0]);
-        if (Source->isGLValue())
-          copyObject(resolve(Source, S), Dest, S, Update::Strong);
-        else
-          initialize(Dest, T, Source, S, Report, Depth);
+        initializeFrom(Dest, T, Args[0], S, Report, Depth);
         return;
       }
       break;
@@ -528,6 +492,17 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     return;
   }
   Unknown();
+}
+
+void Analyzer::initializeFrom(const Location &Dest, QualType T, const Expr *Source, State &S,
+                              bool Report, unsigned Depth) {
+  // A copy or move of an object: what is below it; of a temporary: what
+  // building it gives.
+  Source = initialiser(Source);
+  if (Source->isGLValue())
+    copyObject(resolve(Source, S), Dest, S, Update::Strong);
+  else
+    initialize(Dest, T, Source, S, Report, Depth);
 }
 
 void Analyzer::assign(const LocationList &Dest, QualType T, const Expr *Init, State &S,

@@ -12,6 +12,14 @@ namespace dmalint {
 /// elidable copies: the expression that makes the value.
 const clang::Expr *stripWrappers(const clang::Expr *E);
 
+/// \p E without parentheses, the casts that keep the object the same
+/// (no-op, derived-to-base and back, lvalue-to-rvalue), temporaries,
+/// cleanups, default arguments and default member initialisers; with
+/// \p Conversions also the constructor and user conversions and functional
+/// casts that build the object from another: the expression an object's
+/// value comes from.
+const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
+
 /// True when \p S sits in a template pattern (code that is never run as
 /// written; only its instantiations are analysed).
 bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);

@@ -111,6 +111,8 @@ struct PathValues {
   AccessPath Path;
   SummaryValues Values;
 };
+/// Adds \p From to \p Into, path by path.
+void unitePaths(std::vector<PathValues> &Into, const std::vector<PathValues> &From);
 
 /// What a function's callers need to know of it.
 struct FunctionSummary {

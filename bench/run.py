@@ -245,9 +245,10 @@ def section_overhead(args, tools, scratch):
         cmds = {
             "clang": (tools.clang([name]), cwd),
             "dmalint": (tools.dmalint([name]), cwd),
-            "tidy_floor": (tools.tidy("-*," + FLOOR_CHECK, [name]), cwd),
-            "tidy_dma": (tools.tidy("-*,dma-*", [name], load=True), cwd),
         }
+        if not args.no_tidy:
+            cmds["tidy_floor"] = (tools.tidy("-*," + FLOOR_CHECK, [name]), cwd)
+            cmds["tidy_dma"] = (tools.tidy("-*,dma-*", [name], load=True), cwd)
         if tools.before_path:
             cmds["dmalint_before"] = (tools.dmalint_before([name]), cwd)
         recs = measure(cmds, args.repeat, args.timeout)
@@ -623,17 +624,19 @@ def render(results):
         out.append(table(["input", "lines", "-fsyntax-only s", "dmalint s", "time",
                           "-fsyntax-only Ir", "dmalint Ir", "Ir", "MB", "dmalint MB", "memory"],
                          rows))
-        out.append("\nclang-tidy with the plugin against clang-tidy's floor "
-                   f"(`--checks='-*,{FLOOR_CHECK}'`), same inputs:\n")
-        rows = []
-        for r in inputs:
-            f, t = r["commands"]["tidy_floor"], r["commands"]["tidy_dma"]
-            rows.append([f"`{r['input']}`" if r["kind"] != "corpus-total" else f"**{r['input']}**",
-                         fmt_s(f), fmt_s(t), pct(ratio(med(t), med(f))),
-                         fmt_ir(f.get("instructions")), fmt_ir(t.get("instructions")),
-                         pct(ratio(t.get("instructions"), f.get("instructions")))])
-        out.append(table(["input", "floor s", "dma-* s", "time", "floor Ir", "dma-* Ir", "Ir"],
-                         rows))
+        with_tidy = [r for r in inputs if "tidy_floor" in r["commands"]]
+        if with_tidy:
+            out.append("\nclang-tidy with the plugin against clang-tidy's floor "
+                       f"(`--checks='-*,{FLOOR_CHECK}'`), same inputs:\n")
+            rows = []
+            for r in with_tidy:
+                f, t = r["commands"]["tidy_floor"], r["commands"]["tidy_dma"]
+                rows.append([f"`{r['input']}`" if r["kind"] != "corpus-total" else f"**{r['input']}**",
+                             fmt_s(f), fmt_s(t), pct(ratio(med(t), med(f))),
+                             fmt_ir(f.get("instructions")), fmt_ir(t.get("instructions")),
+                             pct(ratio(t.get("instructions"), f.get("instructions")))])
+            out.append(table(["input", "floor s", "dma-* s", "time", "floor Ir", "dma-* Ir", "Ir"],
+                             rows))
         out.append("")
         for kind, label, limit in (("corpus-total", "corpus kernels", TARGET_OVERHEAD),
                                    ("realistic", "realistic TU", TARGET_OVERHEAD),
@@ -1177,6 +1180,9 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     parser.add_argument("--before", help="a dmalint binary of an earlier commit to measure beside "
                         "this one (overhead and scaling), for the before/after table")
+    parser.add_argument("--no-tidy", action="store_true",
+                        help="overhead section without the clang-tidy commands (with --before: "
+                             "only what a before/after comparison needs)")
     parser.add_argument("--before-label", help="what the --before binary is, for the report")
     parser.add_argument("--label", help="what the measured binaries are, for the report "
                         "(default: build-bench/ at the current commit, or the given paths)")
@@ -1239,6 +1245,9 @@ def main():
         text = update_doc(results, args.results)
     else:
         text = render(results)
+        same_run = render_same_run(results)
+        if same_run:
+            text += "\n" + same_run
     print(text)
     if args.keep:
         log(f"scratch kept: {scratch}")

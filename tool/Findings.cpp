@@ -137,6 +137,15 @@ std::string diagnosticKey(const ClangTidyError &E) {
 
 } // namespace
 
+Finding inputError(const std::string &File, std::string Message) {
+  Finding F;
+  F.Kind = FindingKind::InputError;
+  F.Primary.Text = std::move(Message);
+  F.Primary.At = SourcePosition{File};
+  F.PortablePath = File;
+  return F;
+}
+
 std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
                                      SourceCache &Sources, const SourceRoot &Root) {
   std::vector<Finding> Findings;

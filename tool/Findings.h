@@ -131,6 +131,10 @@ private:
 /// \p ByteColumn of \p LineText.
 unsigned utf16Column(llvm::StringRef LineText, unsigned ByteColumn);
 
+/// An input error about \p File (no line: the whole file, e.g. a
+/// compilation database).
+Finding inputError(const std::string &File, std::string Message);
+
 /// Every diagnostic of \p Results as one list of findings, in input order,
 /// each finding once (a header seen by several translation units gives its
 /// findings once), resolved against \p Sources and \p Root, fingerprinted.

@@ -25,7 +25,10 @@ static void printOne(llvm::raw_ostream &OS, const FindingMessage &Message, llvm:
   Shown.consume_front(WorkingDirectory);
   if (UseColor)
     OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
-  OS << Shown << ":" << At.Line << ":" << At.Column << ": ";
+  OS << Shown << ":";
+  if (At.resolved()) // A problem of the whole file (a compilation database's) has no line.
+    OS << At.Line << ":" << At.Column << ":";
+  OS << " ";
   if (UseColor)
     OS.changeColor(LevelColor, /*Bold=*/true);
   OS << Level << ":";

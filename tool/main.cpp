@@ -243,18 +243,29 @@ int main(int argc, const char **argv) {
   if (!Compilations)
     return usageError(toString(Compilations.takeError()));
   const tooling::CompilationDatabase &Database = *Compilations->Database;
-  if (Inputs.empty()) {
+  // A rejected entry's file is not analysed: not with another file's
+  // command either. The others are.
+  bool AllFiles = Inputs.empty();
+  if (AllFiles) {
     Inputs = Database.getAllFiles();
     if (SourceRegex)
       llvm::erase_if(Inputs, [&](const std::string &File) { return !SourceRegex->match(File); });
-    if (Inputs.empty())
-      return usageError("the compilation database in '" + BuildPath + "' lists no files" +
+    if (Inputs.empty() && Compilations->Rejected.empty())
+      return usageError("the compilation database in '" + Compilations->Directory +
+                        "' lists no files" +
                         (SourceRegex ? " matching --source-filter '" + SourceFilter + "'"
                                      : std::string()));
+  } else {
+    llvm::erase_if(Inputs, [&](const std::string &File) {
+      return Compilations->RejectedFiles.contains(File);
+    });
   }
   for (const std::string &File : Inputs)
     if (Database.getCompileCommands(File).empty())
       return usageError("no compile command for '" + File + "'");
+  if (Inputs.empty())
+    return usageError("no file left to analyse: every compilation-database entry for the "
+                      "files was rejected (above)");
   if (enabledChecks(Inputs.front(), Overrides).empty())
     return usageError("no checks enabled (check --checks and the Checks of .clang-tidy)");
 
@@ -280,7 +291,11 @@ int main(int argc, const char **argv) {
                                                      : StringRef(WorkingDirectory));
   // Resolved once: every writer below reads these.
   SourceCache Sources;
-  std::vector<Finding> All = resolveFindings(std::move(Results), Sources, Root);
+  std::vector<Finding> All;
+  for (const RejectedEntry &Entry : Compilations->Rejected)
+    All.push_back(inputError(Entry.DatabaseFile, Entry.Problem));
+  for (Finding &F : resolveFindings(std::move(Results), Sources, Root))
+    All.push_back(std::move(F));
   unsigned Errors = llvm::count_if(All, [](const Finding &F) { return F.isError(); });
   int Status = ExitClean;
 
@@ -411,11 +426,17 @@ int main(int argc, const char **argv) {
   if (Errors) {
     unsigned ConfigErrors = llvm::count_if(
         All, [](const Finding &F) { return F.Kind == FindingKind::ConfigurationError; });
+    unsigned InputErrors = llvm::count_if(
+        All, [](const Finding &F) { return F.Kind == FindingKind::InputError; });
+    if (InputErrors)
+      WithColor::error(errs(), "dmalint")
+          << InputErrors << " compilation-database entr" << (InputErrors == 1 ? "y" : "ies")
+          << " could not be used (above); the other files were analysed\n";
     if (ConfigErrors)
       WithColor::error(errs(), "dmalint")
           << ConfigErrors << " configuration error" << plural(ConfigErrors)
           << ": fix the options named above; no check ran with a broken configuration\n";
-    if (unsigned Compile = Errors - ConfigErrors)
+    if (unsigned Compile = Errors - ConfigErrors - InputErrors)
       WithColor::error(errs(), "dmalint")
           << Compile << " compiler error" << plural(Compile)
           << ": dmalint analyses only code that compiles; fix the errors above (or the "

@@ -288,16 +288,7 @@ static TranslationUnitResult runOne(const tooling::CompilationDatabase &Compilat
   ClangTidyDiagnosticConsumer DiagConsumer(Context, /*ExternalDiagEngine=*/nullptr,
                                            /*RemoveIncompatibleErrors=*/true,
                                            /*GetFixesFromNotes=*/false);
-  auto DiagOpts = std::make_unique<DiagnosticOptions>();
-#if CLANG_VERSION_MAJOR >= 22
-  DiagnosticsEngine Engine(new DiagnosticIDs(), *DiagOpts, &DiagConsumer,
-                           /*ShouldOwnClient=*/false);
-  Context.setDiagnosticsEngine(std::move(DiagOpts), &Engine);
-#else
-  DiagnosticsEngine Engine(new DiagnosticIDs(), DiagOpts.release(), &DiagConsumer,
-                           /*ShouldOwnClient=*/false);
-  Context.setDiagnosticsEngine(&Engine);
-#endif
+  ContextDiagnostics Diagnostics(Context, DiagConsumer);
   Tool.setDiagnosticConsumer(&DiagConsumer);
   TidyActionFactory Factory(Context);
   Tool.run(&Factory);

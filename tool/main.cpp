@@ -17,6 +17,7 @@
 #include "CompileCommands.h"
 #include "Configuration.h"
 #include "Findings.h"
+#include "Fingerprint.h"
 #include "Fixes.h"
 #include "Rules.h"
 #include "Run.h"
@@ -323,14 +324,15 @@ int main(int argc, const char **argv) {
     if (Done == Inputs.size())
       errs() << "\n";
   };
+  SmallString<256> WorkingDirectory;
+  sys::fs::current_path(WorkingDirectory);
+  SourceRoot Root(SourceRootDir.getNumOccurrences()
+                      ? std::string(SourceRootDir)
+                      : defaultSourceRoot(Compilations->Directory, WorkingDirectory));
+
   std::vector<TranslationUnitResult> Results =
       runChecks(Database, Inputs, Overrides, Jobs, Progress);
 
-  SmallString<256> WorkingDirectory;
-  sys::fs::current_path(WorkingDirectory);
-  SourceRoot Root(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
-                  : !Compilations->Directory.empty() ? StringRef(Compilations->Directory)
-                                                     : StringRef(WorkingDirectory));
   // Resolved once: every writer below reads these.
   SourceCache Sources;
   std::vector<Finding> All;
@@ -358,12 +360,31 @@ int main(int argc, const char **argv) {
     }
   }
 
+  // A baseline of dmalint 0.1 holds fingerprints of its own recipe, with
+  // paths relative to its source root.
+  std::vector<std::string> BaselineKeys;
+  if (Accepted && Accepted->Version == 1) {
+    SourceRoot LegacyRoot(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
+                          : !Compilations->Directory.empty()
+                              ? StringRef(Compilations->Directory)
+                              : StringRef(WorkingDirectory));
+    BaselineKeys = legacyFingerprints(All, LegacyRoot);
+    WithColor::note(errs(), "dmalint")
+        << "'" << BaselineFile << "' is a version 1 baseline: its findings are matched by "
+        << "path, line text and message; write it again with --write-baseline to get "
+        << "version 2, which survives renames, comment edits and reworded messages\n";
+  } else {
+    for (const Finding &F : All)
+      BaselineKeys.push_back(F.Fingerprint);
+  }
+
   // From here on, what is reported: everything but the accepted findings.
   std::vector<const Finding *> Reported;
   unsigned Findings = 0, InBaseline = 0;
-  for (const Finding &F : All) {
+  for (size_t I = 0; I < All.size(); ++I) {
+    const Finding &F = All[I];
     if (F.isFinding()) {
-      if (Accepted && Accepted->Fingerprints.contains(F.Fingerprint)) {
+      if (Accepted && Accepted->accept(BaselineKeys[I])) {
         ++InBaseline;
         continue;
       }

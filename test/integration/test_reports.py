@@ -228,7 +228,7 @@ class Reports(unittest.TestCase):
             line_text = self.read(self.root, uri).splitlines()[int(line) - 1]
             prefix = line_text.encode("utf-8")[:int(column) - 1].decode("utf-8")
             self.assertEqual(region["startColumn"], len(prefix.encode("utf-16-le")) // 2 + 1)
-            fingerprint = result["partialFingerprints"]["dmalint/v1"]
+            fingerprint = result["partialFingerprints"]["dmalint/v2"]
             self.assertRegex(fingerprint, r"^[0-9a-f]{32}:\d+$")
             fingerprints.add(fingerprint)
         self.assertEqual(len(fingerprints), len(results))
@@ -363,10 +363,11 @@ class Reports(unittest.TestCase):
         self.assertIn("recorded %d findings in the baseline" % len(found), r.stderr)
         with open(baseline, encoding="utf-8") as f:
             recorded = json.load(f)
-        self.assertEqual(recorded["version"], 1)
+        self.assertEqual(recorded["version"], 2)
         self.assertEqual(len(recorded["findings"]), len(found))
         for entry in recorded["findings"]:
-            self.assertEqual(set(entry), {"fingerprint", "check", "file", "line", "message"})
+            self.assertEqual(set(entry), {"fingerprint", "check", "file", "function", "line",
+                                          "message"})
             self.assertFalse(os.path.isabs(entry["file"]), entry)
 
         r = self.dmalint("--baseline", baseline)
@@ -415,7 +416,7 @@ class Reports(unittest.TestCase):
         after, _ = self.sarif()
 
         def keyed(log):
-            return {x["partialFingerprints"]["dmalint/v1"]:
+            return {x["partialFingerprints"]["dmalint/v2"]:
                     x["locations"][0]["physicalLocation"]["region"]["startLine"]
                     for x in log["runs"][0]["results"]}
         self.assertEqual(set(keyed(before)), set(keyed(after)))
@@ -426,7 +427,7 @@ class Reports(unittest.TestCase):
             "not json": "invalid JSON",
             "[]": "expected a JSON object",
             '{"findings": []}': "no integer \"version\"",
-            '{"version": 2, "findings": []}': "version 2",
+            '{"version": 3, "findings": []}': "version 3",
             '{"version": 1}': "no \"findings\" array",
             '{"version": 1, "findings": [{"check": "x"}]}': "findings[0]",
         }

@@ -214,7 +214,8 @@ class Reports(unittest.TestCase):
             self.assertEqual(result["ruleId"], check)
             self.assertEqual(rules[result["ruleIndex"]]["id"], check)
             self.assertEqual(result["level"], level)
-            self.assertEqual(result["message"]["text"], message)
+            # The text output's message, then a link to each note.
+            self.assertEqual(result["message"]["text"].split("\n")[0], message)
             physical = result["locations"][0]["physicalLocation"]
             artifact = physical["artifactLocation"]
             self.assertEqual(artifact["uriBaseId"], "SRCROOT")
@@ -257,7 +258,7 @@ class Reports(unittest.TestCase):
         flow = wait_send["codeFlows"][0]["threadFlows"][0]["locations"]
         self.assertEqual([step["location"]["message"]["text"] for step in flow],
                          [loc["message"]["text"] for loc in related]
-                         + [wait_send["message"]["text"]])
+                         + [text[index[0]][4]])
         self.assertEqual(flow[-1]["location"]["physicalLocation"],
                          wait_send["locations"][0]["physicalLocation"])
 

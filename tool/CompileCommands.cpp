@@ -9,6 +9,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 using namespace clang;
@@ -218,6 +220,14 @@ llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Sou
   Adjusted->appendArgumentsAdjuster(driverAdjuster());
   Loaded.Database = std::move(Adjusted);
   return std::move(Loaded);
+}
+
+unsigned shardOf(llvm::StringRef PortablePath, unsigned Shards) {
+  std::array<uint8_t, 32> Digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(PortablePath));
+  uint64_t Value = 0;
+  for (unsigned I = 0; I < 8; ++I)
+    Value = Value << 8 | Digest[I];
+  return static_cast<unsigned>(Value % Shards) + 1;
 }
 
 } // namespace dmalint::tool

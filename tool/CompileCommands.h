@@ -52,6 +52,12 @@ struct LoadedCompilations {
 llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Source,
                                                     const std::vector<std::string> &Files);
 
+/// Shard K of N (1-based) of a run: the files whose path relative to the
+/// source root (\p Portable gives it) hashes (SHA-256) to K - 1 modulo N. A
+/// file's shard depends on its path alone, so adding or removing files
+/// never moves the others.
+unsigned shardOf(llvm::StringRef PortablePath, unsigned Shards);
+
 } // namespace dmalint::tool
 
 #endif

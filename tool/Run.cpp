@@ -379,6 +379,18 @@ static TranslationUnitResult runOne(const tooling::CompilationDatabase &Compilat
   return Result;
 }
 
+void runInParallel(size_t Count, unsigned Jobs, const std::function<void(size_t)> &Work) {
+  if (Jobs == 1 || Count == 1) {
+    for (size_t I = 0; I < Count; ++I)
+      Work(I);
+    return;
+  }
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
+  for (size_t I = 0; I < Count; ++I)
+    Pool.async([&Work, I] { Work(I); });
+  Pool.wait();
+}
+
 std::vector<TranslationUnitResult>
 runChecks(const tooling::CompilationDatabase &Compilations,
           const std::vector<std::string> &Files, const ClangTidyOptions &Overrides,
@@ -386,21 +398,12 @@ runChecks(const tooling::CompilationDatabase &Compilations,
   std::vector<TranslationUnitResult> PerFile(Files.size());
   std::mutex ProgressMutex;
   size_t Done = 0;
-  auto Run = [&](size_t I) {
+  runInParallel(Files.size(), Jobs, [&](size_t I) {
     PerFile[I] = runOne(Compilations, Files[I], Overrides);
     std::lock_guard<std::mutex> Lock(ProgressMutex);
     if (Progress)
       Progress(++Done);
-  };
-  if (Jobs == 1 || Files.size() == 1) {
-    for (size_t I = 0; I < Files.size(); ++I)
-      Run(I);
-  } else {
-    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
-    for (size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&Run, I] { Run(I); });
-    Pool.wait();
-  }
+  });
   return PerFile;
 }
 

@@ -16,6 +16,10 @@
 
 namespace dmalint::tool {
 
+/// Calls \p Work(I) for each I below \p Count, \p Jobs at a time (0: one per
+/// core), each on a thread of its own.
+void runInParallel(size_t Count, unsigned Jobs, const std::function<void(size_t)> &Work);
+
 /// Runs the enabled checks over \p Files, \p Jobs translation units at a
 /// time (0: one per core). The result is one entry per file, in input order,
 /// whatever the scheduling. \p Progress is called (serialised) after each

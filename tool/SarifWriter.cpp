@@ -17,8 +17,6 @@ namespace dmalint::tool {
 
 namespace {
 
-constexpr llvm::StringLiteral SchemaUri =
-    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 constexpr llvm::StringLiteral RootId = "SRCROOT";
 
 /// Percent-encodes what may not stand in a URI path as it is; ':' too, so a
@@ -266,7 +264,7 @@ json::Value sarifLog(llvm::ArrayRef<const Finding *> Findings, const SarifOption
                    {"invocations", json::Array{std::move(Invocation)}},
                    {"results", std::move(Results)}};
   return json::Object{
-      {"$schema", SchemaUri}, {"version", "2.1.0"}, {"runs", json::Array{std::move(Run)}}};
+      {"$schema", SarifSchemaUri}, {"version", "2.1.0"}, {"runs", json::Array{std::move(Run)}}};
 }
 
 llvm::Error writeSarif(llvm::StringRef Path, const json::Value &Log) {

@@ -18,6 +18,10 @@
 
 namespace dmalint::tool {
 
+/// The $schema of every log dmalint writes.
+constexpr llvm::StringLiteral SarifSchemaUri =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
 struct SarifOptions {
   /// SRCROOT, which artifact URIs are relative to.
   const SourceRoot *Root = nullptr;

@@ -16,11 +16,13 @@
 #include "clang-tidy/ClangTidyOptions.h"
 #include "CompileCommands.h"
 #include "Configuration.h"
+#include "Diff.h"
 #include "Findings.h"
 #include "Fingerprint.h"
 #include "Fixes.h"
 #include "Rules.h"
 #include "Run.h"
+#include "SarifMerge.h"
 #include "SarifWriter.h"
 #include "TextWriter.h"
 #include "../checks/ConfigurationErrors.h"
@@ -29,6 +31,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Regex.h"
@@ -126,6 +129,28 @@ cl::opt<std::string> CheckDocUrl(
              "for its name"),
     cl::init(defaultCheckDocUrl().str()), cl::value_desc("url"), cl::cat(Category));
 
+cl::opt<std::string> DiffRevision(
+    "diff",
+    cl::desc("Pull-request mode: report only findings on lines changed since\n"
+             "<rev> (git diff -U0 <rev>, in the source root), analysing only\n"
+             "the files that changed or include a changed file"),
+    cl::value_desc("rev"), cl::cat(Category));
+cl::opt<std::string> DiffFile(
+    "diff-file",
+    cl::desc("As --diff, with the changes of a unified diff (paths relative\n"
+             "to the source root; '-' reads it from stdin)"),
+    cl::value_desc("patch"), cl::cat(Category));
+cl::opt<std::string> Shard(
+    "shard",
+    cl::desc("Analyse only shard K of N of the files (1 <= K <= N), a split\n"
+             "by path that adding files does not change"),
+    cl::value_desc("K/N"), cl::cat(Category));
+cl::opt<std::string> MergeSarif(
+    "merge-sarif",
+    cl::desc("Merge the SARIF logs given as <file>... (e.g. of the shards of one\n"
+             "run) into one log <out>, and exit"),
+    cl::value_desc("out"), cl::cat(Category));
+
 void printVersion(raw_ostream &OS) {
   OS << "dmalint " << DMALINT_VERSION << "\n  built with " << clang::getClangFullVersion()
      << "\n";
@@ -190,6 +215,33 @@ int main(int argc, const char **argv) {
 
   // dmalint's own error and warning lines follow the same rule.
   WithColor::setAutoDetectFunction(useColor);
+
+  if (MergeSarif.getNumOccurrences()) {
+    if (Files.empty())
+      return usageError("--merge-sarif OUT needs the logs to merge: dmalint --merge-sarif OUT "
+                        "IN...");
+    Expected<MergedLog> Merged = mergeSarifLogs(Files);
+    if (!Merged)
+      return usageError(toString(Merged.takeError()));
+    if (Error Err = writeSarif(MergeSarif, Merged->Log))
+      return usageError("cannot write the SARIF log '" + MergeSarif +
+                        "': " + toString(std::move(Err)));
+    // The status a single run over all the shards would have had.
+    return !Merged->Successful ? ExitError : Merged->Results ? ExitFindings : ExitClean;
+  }
+  if (DiffRevision.getNumOccurrences() && DiffFile.getNumOccurrences())
+    return usageError("give either --diff or --diff-file, not both");
+  bool DiffMode = DiffRevision.getNumOccurrences() || DiffFile.getNumOccurrences();
+  unsigned ShardIndex = 0, ShardCount = 0;
+  if (Shard.getNumOccurrences()) {
+    auto [K, N] = StringRef(Shard).split('/');
+    if (K.getAsInteger(10, ShardIndex) || N.getAsInteger(10, ShardCount) || ShardCount == 0 ||
+        ShardIndex == 0 || ShardIndex > ShardCount)
+      return usageError("--shard takes K/N with 1 <= K <= N, got '" + Shard + "'");
+  }
+  if (WriteBaselineFile.getNumOccurrences() && (DiffMode || ShardCount))
+    return usageError("--write-baseline records every finding of the project: it cannot be "
+                      "combined with --diff, --diff-file or --shard");
 
   tidy::ClangTidyOptions Overrides;
   if (Checks.getNumOccurrences())
@@ -330,6 +382,37 @@ int main(int argc, const char **argv) {
                       ? std::string(SourceRootDir)
                       : defaultSourceRoot(Compilations->Directory, WorkingDirectory));
 
+  // Pull-request mode: the changed lines, and the files they concern.
+  std::optional<ChangedLines> Changes;
+  const std::vector<std::string> Selectable = Inputs; // Their checks are SARIF's rules.
+  if (DiffMode) {
+    Expected<std::string> Patch = [&]() -> Expected<std::string> {
+      if (DiffRevision.getNumOccurrences())
+        return gitDiff(DiffRevision, Root.directory());
+      auto Buffer = MemoryBuffer::getFileOrSTDIN(DiffFile, /*IsText=*/true);
+      if (!Buffer)
+        return createStringError(Buffer.getError(), "cannot read the diff '" + DiffFile +
+                                                        "': " + Buffer.getError().message());
+      return (*Buffer)->getBuffer().str();
+    }();
+    if (!Patch)
+      return usageError(toString(Patch.takeError()));
+    Expected<ChangedLines> Parsed = parseUnifiedDiff(*Patch, Root.directory());
+    if (!Parsed)
+      return usageError(toString(Parsed.takeError()));
+    Changes = std::move(*Parsed);
+    Inputs = affectedFiles(Database, Inputs, Changes->changedFiles(), Jobs);
+  }
+  if (ShardCount)
+    llvm::erase_if(Inputs, [&](const std::string &File) {
+      return shardOf(Root.portable(normalisedPath(File)), ShardCount) != ShardIndex;
+    });
+  if ((DiffMode || ShardCount) && !Quiet)
+    errs() << "dmalint: analysing " << Inputs.size() << " of " << Selectable.size() << " file"
+           << plural(Selectable.size())
+           << (DiffMode ? " (those the change touches); findings on changed lines only" : "")
+           << (ShardCount ? " (shard " + Shard + ")" : std::string()) << "\n";
+
   std::vector<TranslationUnitResult> Results =
       runChecks(Database, Inputs, Overrides, Jobs, Progress);
 
@@ -340,6 +423,11 @@ int main(int argc, const char **argv) {
     All.push_back(inputError(Entry.DatabaseFile, Entry.Problem));
   for (Finding &F : resolveFindings(std::move(Results), Sources, Root))
     All.push_back(std::move(F));
+  if (Changes)
+    llvm::erase_if(All, [&](const Finding &F) {
+      return F.isFinding() &&
+             !(F.Primary.At && Changes->changed(F.Primary.At->Path, F.Primary.At->Line));
+    });
   unsigned Errors = llvm::count_if(All, [](const Finding &F) { return F.isError(); });
   int Status = ExitClean;
 
@@ -423,9 +511,12 @@ int main(int argc, const char **argv) {
   if (Format == OutputFormat::Sarif || SarifFile.getNumOccurrences()) {
     SarifOptions Options;
     Options.Root = &Root;
-    Options.EnabledChecks = enabledForAny(Inputs, Overrides);
+    Options.EnabledChecks = enabledForAny(Selectable, Overrides);
     Options.CheckDocUrl = CheckDocUrl;
     Options.AgainstBaseline = Accepted.has_value();
+    if (ShardCount) // Its own category: each shard's log can be uploaded alone.
+      Options.AutomationId =
+          "dmalint/shard-" + std::to_string(ShardIndex) + "-of-" + std::to_string(ShardCount) + "/";
     json::Value Log = sarifLog(Reported, Options);
     if (Format == OutputFormat::Sarif) {
       outs() << formatv("{0:2}", Log) << "\n";

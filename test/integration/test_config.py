@@ -217,8 +217,23 @@ class DumpConfig(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r.stdout
 
+    def clang_tidy_dumps_only_enabled_checks_options(self):
+        """From LLVM 20 on, clang-tidy --dump-config keeps only the options
+        named <enabled check>.<option> (its filterCheckOptions): the model's
+        dma.* keys belong to no check and are left out (docs/config.md)."""
+        r = subprocess.run([CLANG_TIDY, "--version"], capture_output=True, text=True)
+        major = int(re.search(r"LLVM version (\d+)", r.stdout).group(1))
+        if major < 20:
+            return False
+        got = self.dump([CLANG_TIDY, "-load=" + PLUGIN])
+        self.assertEqual(self.model_keys(got), {})
+        self.assertIn("dma-start-priority.WorkLimit: '100000'", got)
+        return True
+
     def test_clang_tidy_dump_config_shows_the_acme_model(self):
         shutil.copy(ACME_CONFIG, os.path.join(self.dir, ".clang-tidy"))
+        if self.clang_tidy_dumps_only_enabled_checks_options():
+            return  # test_dmalint_dump_config shows the model instead.
         with open(ACME_CONFIG) as f:
             want = self.model_keys(f.read())
         self.assertEqual(len(want), 20)
@@ -229,6 +244,12 @@ class DumpConfig(unittest.TestCase):
         # Only one key given: the rest is the <tpu/dma.h> model.
         with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
             f.write("Checks: '-*,dma-*'\nCheckOptions:\n  dma.StartMethod: kick\n")
+        if self.clang_tidy_dumps_only_enabled_checks_options():
+            got = self.model_keys(self.dump([DMALINT]))  # The same model, from dmalint.
+            self.assertEqual(got["dma.StartMethod"], "kick")
+            self.assertEqual(got["dma.WaitSendMethod"], "wait_send")
+            self.assertEqual(len(got), 20)
+            return
         got = self.model_keys(self.dump([CLANG_TIDY, "-load=" + PLUGIN]))
         self.assertEqual(got["dma.StartMethod"], "kick")
         self.assertEqual(got["dma.WaitSendMethod"], "wait_send")
@@ -240,9 +261,6 @@ class DumpConfig(unittest.TestCase):
         self.assertEqual(len(got), 20)
 
     def test_dmalint_dump_config(self):
-        r = subprocess.run([DMALINT, "--help"], capture_output=True, text=True, timeout=60)
-        if "--dump-config" not in r.stdout:
-            self.skipTest("dmalint has no --dump-config yet")
         shutil.copy(ACME_CONFIG, os.path.join(self.dir, ".clang-tidy"))
         with open(ACME_CONFIG) as f:
             want = self.model_keys(f.read())

@@ -14,25 +14,27 @@ namespace {
 
 using Hashes = std::vector<std::string>;
 
+/// \p Value * 37^\p Power, wrapping at 2^64 as the action's Long does.
+uint64_t times37(uint64_t Value, int Power) {
+  for (int I = 0; I < Power; ++I)
+    Value *= 37;
+  return Value;
+}
+
+/// The hex of \p Value as the action prints it, first of its kind.
+std::string first(uint64_t Value) { return llvm::utohexstr(Value, /*LowerCase=*/true) + ":1"; }
+
 TEST(LineHash, EmptyFileDerivedByHand) {
   // An empty file is one line holding the end-of-file character 65535 and
   // 99 zeros: the hash is 65535 * 37^99, modulo 2^64.
-  uint64_t Expected = 65535;
-  for (int I = 0; I < 99; ++I)
-    Expected *= 37;
-  EXPECT_EQ(lineHashes(""), Hashes{llvm::utohexstr(Expected, true) + ":1"});
+  EXPECT_EQ(lineHashes(""), Hashes{first(times37(65535, 99))});
   // ... which is the action's published value for an empty file.
   EXPECT_EQ(lineHashes(""), Hashes{"c129715d7a2bc9a3:1"});
 }
 
 TEST(LineHash, OneCharacterDerivedByHand) {
   // "a": 'a' (97) then the end of the file: 97 * 37^99 + 65535 * 37^98.
-  uint64_t A = 97, E = 65535;
-  for (int I = 0; I < 99; ++I)
-    A *= 37;
-  for (int I = 0; I < 98; ++I)
-    E *= 37;
-  EXPECT_EQ(lineHashes("a"), Hashes{llvm::utohexstr(A + E, true) + ":1"});
+  EXPECT_EQ(lineHashes("a"), Hashes{first(times37(97, 99) + times37(65535, 98))});
 }
 
 TEST(LineHash, PublishedVectorsForLineEndsAndBlanks) {
@@ -67,20 +69,9 @@ TEST(LineHash, PublishedVectorsForRepeatedLines) {
 TEST(LineHash, NonAsciiIsHashedAsUtf16CodeUnits) {
   // U+00FC is one code unit (0xFC); U+1F680 is the pair D83D DE80. So "\xC3\xBC"
   // hashes as 0xFC would, and the rocket as two units.
-  uint64_t U = 0xFC, E = 65535;
-  for (int I = 0; I < 99; ++I)
-    U *= 37;
-  for (int I = 0; I < 98; ++I)
-    E *= 37;
-  EXPECT_EQ(lineHashes("\xC3\xBC"), Hashes{llvm::utohexstr(U + E, true) + ":1"});
-  uint64_t Hi = 0xD83D, Lo = 0xDE80, End = 65535;
-  for (int I = 0; I < 99; ++I)
-    Hi *= 37;
-  for (int I = 0; I < 98; ++I)
-    Lo *= 37;
-  for (int I = 0; I < 97; ++I)
-    End *= 37;
-  EXPECT_EQ(lineHashes("\xF0\x9F\x9A\x80"), Hashes{llvm::utohexstr(Hi + Lo + End, true) + ":1"});
+  EXPECT_EQ(lineHashes("\xC3\xBC"), Hashes{first(times37(0xFC, 99) + times37(65535, 98))});
+  EXPECT_EQ(lineHashes("\xF0\x9F\x9A\x80"),
+            Hashes{first(times37(0xD83D, 99) + times37(0xDE80, 98) + times37(65535, 97))});
   // Bytes that are not UTF-8 are U+FFFD each, as Node.js decodes them.
   EXPECT_EQ(lineHashes("\xFF"), lineHashes("\xEF\xBF\xBD"));
 }

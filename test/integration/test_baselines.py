@@ -16,10 +16,7 @@ import tempfile
 import textwrap
 import unittest
 
-DMALINT = os.environ.get("DMALINT")
-INCLUDE = os.environ.get("DMALINT_INCLUDE")
-
-HEAD = "#include <tpu/dma.h>\nusing namespace tpu;\n"
+from common import DMALINT, HEAD, INCLUDE, git
 KERNEL = HEAD + textwrap.dedent("""\
     namespace kernels {
     void ring(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, bool c) {
@@ -33,12 +30,6 @@ KERNEL = HEAD + textwrap.dedent("""\
     }  // namespace kernels
     """)
 FINDING = re.compile(r"^(\S+):(\d+):(\d+): (?:warning|error): (.*) \[(dma-[\w-]+)")
-
-
-def git(repo, *args):
-    subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True,
-                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
-                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t"))
 
 
 @unittest.skipUnless(DMALINT and INCLUDE and shutil.which("git"), "tool paths or git missing")

@@ -13,19 +13,8 @@ import tempfile
 import textwrap
 import unittest
 
-DMALINT = os.environ.get("DMALINT")
-CLANG_TIDY = os.environ.get("CLANG_TIDY")
-PLUGIN = os.environ.get("PLUGIN")
-INCLUDE = os.environ.get("DMALINT_INCLUDE")
-
-KERNEL_HEAD = "#include <tpu/dma.h>\nusing namespace tpu;\n"
-BAD_PRIORITY = KERNEL_HEAD + textwrap.dedent("""\
-    void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
-      auto d = make_async_copy(a, b, s);
-      d.start(-1);
-      d.wait();
-    }
-    """)
+from common import BAD_PRIORITY, CLANG_TIDY, DMALINT, INCLUDE, PLUGIN
+from common import HEAD as KERNEL_HEAD
 CLEAN = KERNEL_HEAD + textwrap.dedent("""\
     void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
       auto d = make_async_copy(a, b, s);

@@ -16,6 +16,8 @@ import tempfile
 import textwrap
 import unittest
 
+from common import DMALINT, HEAD, INCLUDE, SCHEMA
+
 try:
     import jsonschema
 except ImportError:
@@ -25,12 +27,7 @@ try:
 except ImportError:
     yaml = None
 
-DMALINT = os.environ.get("DMALINT")
-INCLUDE = os.environ.get("DMALINT_INCLUDE")
-SCHEMA = os.environ.get("SARIF_SCHEMA")
 REPO = os.path.dirname(INCLUDE) if INCLUDE else None
-
-HEAD = "#include <tpu/dma.h>\nusing namespace tpu;\n"
 # A local copy handed down two helpers to a wait_send: the finding is the
 # outer call (line 9); construction line 7, the inner call line 4, the
 # wait_send line 3.

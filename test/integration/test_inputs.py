@@ -17,20 +17,7 @@ import tempfile
 import textwrap
 import unittest
 
-DMALINT = os.environ.get("DMALINT")
-CLANG_TIDY = os.environ.get("CLANG_TIDY")
-PLUGIN = os.environ.get("PLUGIN")
-INCLUDE = os.environ.get("DMALINT_INCLUDE")
-
-HEAD = "#include <tpu/dma.h>\nusing namespace tpu;\n"
-# One finding: line 5, column 11.
-BAD_PRIORITY = HEAD + textwrap.dedent("""\
-    void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
-      auto d = make_async_copy(a, b, s);
-      d.start(-1);
-      d.wait();
-    }
-    """)
+from common import BAD_PRIORITY, CLANG_TIDY, DMALINT, HEAD, INCLUDE, PLUGIN
 FINDING = re.compile(r"^(\S+):(\d+):(\d+): (warning|error): (.*) \[(dma-[\w-]+)(,-warnings-as-errors)?\]$",
                      re.M)
 

@@ -16,14 +16,12 @@ import tempfile
 import textwrap
 import unittest
 
+from common import DMALINT, INCLUDE, SCHEMA, git
+
 try:
     import jsonschema
 except ImportError:
     jsonschema = None
-
-DMALINT = os.environ.get("DMALINT")
-INCLUDE = os.environ.get("DMALINT_INCLUDE")
-SCHEMA = os.environ.get("SARIF_SCHEMA")
 
 HEADER = textwrap.dedent("""\
     #include <tpu/dma.h>
@@ -50,12 +48,6 @@ def kernel(name, priority, include="shared.h"):
 
 FINDING = re.compile(r"^(\S+):(\d+):\d+: (?:warning|error): .*got (-?\d+) \[dma-start-priority\]$",
                      re.M)
-
-
-def git(repo, *args):
-    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, text=True,
-                          env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
-                                   GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")).stdout
 
 
 @unittest.skipUnless(DMALINT and INCLUDE and shutil.which("git"), "tool paths or git missing")

@@ -184,6 +184,114 @@ std::vector<std::string> enabledForAny(const std::vector<std::string> &Files,
   return {Names.begin(), Names.end()};
 }
 
+/// --merge-sarif OUT IN...: one log of the shards' logs.
+int mergeMode() {
+  if (Files.empty())
+    return usageError("--merge-sarif OUT needs the logs to merge: dmalint --merge-sarif OUT "
+                      "IN...");
+  Expected<MergedLog> Merged = mergeSarifLogs(Files);
+  if (!Merged)
+    return usageError(toString(Merged.takeError()));
+  if (Error Err = writeSarif(MergeSarif, Merged->Log))
+    return usageError("cannot write the SARIF log '" + MergeSarif +
+                      "': " + toString(std::move(Err)));
+  // The status a single run over all the shards would have had.
+  return !Merged->Successful ? ExitError : Merged->Results ? ExitFindings : ExitClean;
+}
+
+/// --dump-config and --verify-config: the configuration, without a run.
+int configurationMode(const std::vector<std::string> &Inputs,
+                      const tidy::ClangTidyOptions &Overrides) {
+  SmallString<256> Here;
+  sys::fs::current_path(Here);
+  std::vector<std::string> Anchors = Inputs;
+  if (Anchors.empty())
+    Anchors.push_back((Here + "/dummy.cc").str());
+  if (DumpConfig)
+    Anchors.resize(1);
+  // Every check's options are judged, the disabled ones' too: a typo in
+  // an option of a check turned off today is still a typo.
+  std::set<std::string> Said;
+  std::optional<CheckedConfiguration> First;
+  for (const std::string &Anchor : Anchors) {
+    CheckedConfiguration Checked = checkConfiguration(Anchor, Overrides, VerifyConfig);
+    for (const std::string &Error : Checked.Errors)
+      if (Said.insert(Error).second)
+        WithColor::error(errs(), "dmalint") << Error << "\n";
+    if (!First)
+      First = std::move(Checked);
+  }
+  if (!Said.empty())
+    return ExitError;
+  if (DumpConfig)
+    outs() << tidy::configurationAsText(First->Effective);
+  else
+    outs() << "No config errors detected.\n";
+  return ExitClean;
+}
+
+/// The changes --diff or --diff-file name.
+Expected<ChangedLines> readChanges(const SourceRoot &Root) {
+  Expected<std::string> Patch = [&]() -> Expected<std::string> {
+    if (DiffRevision.getNumOccurrences())
+      return gitDiff(DiffRevision, Root.directory());
+    auto Buffer = MemoryBuffer::getFileOrSTDIN(DiffFile, /*IsText=*/true);
+    if (!Buffer)
+      return createStringError(Buffer.getError(), "cannot read the diff '" + DiffFile +
+                                                      "': " + Buffer.getError().message());
+    return (*Buffer)->getBuffer().str();
+  }();
+  if (!Patch)
+    return Patch.takeError();
+  return parseUnifiedDiff(*Patch, Root.directory());
+}
+
+/// --fix and --export-fixes: the fixes of \p Reported, planned once, within
+/// \p EditableTree; never after errors (the findings would be incomplete).
+/// False when a file could not be written.
+bool fixStage(llvm::ArrayRef<const Finding *> Reported, unsigned Errors, unsigned Findings,
+              StringRef EditableTree) {
+  if (Errors) {
+    WithColor::warning(errs(), "dmalint")
+        << "not " << (ExportFixesFile.getNumOccurrences() ? "exporting" : "applying")
+        << " fixes: the run had errors (above)\n";
+    return true;
+  }
+  bool Written = true;
+  FixPlan Plan = planFixes(Reported, EditableTree);
+  for (const std::string &Outside : Plan.OutsideTree)
+    WithColor::warning(errs(), "dmalint")
+        << "not fixing " << Outside << ": it is outside the project tree " << EditableTree
+        << " (set --source-root to widen it)\n";
+  if (ExportFixesFile.getNumOccurrences()) {
+    if (Error Err = exportFixes(ExportFixesFile, Reported, Plan)) {
+      WithColor::error(errs(), "dmalint") << "cannot write the fixes '" << ExportFixesFile
+                                          << "': " << toString(std::move(Err)) << "\n";
+      Written = false;
+    }
+  }
+  if (!Fix || !Findings)
+    return Written;
+  FixOutcome Outcome = applyFixes(Plan);
+  for (const std::string &Failure : Outcome.Failures)
+    WithColor::error(errs(), "dmalint") << "cannot write fixes to " << Failure << "\n";
+  // A finding's fix counts as applied only if every file it edits was
+  // written.
+  unsigned NotApplied = Outcome.FindingsNotApplied.size();
+  unsigned Applied = Plan.Applied - NotApplied;
+  if (!Quiet)
+    errs() << "dmalint: applied fixes of " << Applied << " finding" << plural(Applied) << " in "
+           << Outcome.FilesWritten << " file" << plural(Outcome.FilesWritten)
+           << (NotApplied ? ", not those of " + std::to_string(NotApplied) +
+                                " whose files could not be written"
+                          : std::string())
+           << (Plan.Conflicts ? ", skipped " + std::to_string(Plan.Conflicts) +
+                                    " that overlapped another fix"
+                              : std::string())
+           << "\n";
+  return Written && Outcome.Failures.empty();
+}
+
 } // namespace
 
 int main(int argc, const char **argv) {
@@ -216,19 +324,8 @@ int main(int argc, const char **argv) {
   // dmalint's own error and warning lines follow the same rule.
   WithColor::setAutoDetectFunction(useColor);
 
-  if (MergeSarif.getNumOccurrences()) {
-    if (Files.empty())
-      return usageError("--merge-sarif OUT needs the logs to merge: dmalint --merge-sarif OUT "
-                        "IN...");
-    Expected<MergedLog> Merged = mergeSarifLogs(Files);
-    if (!Merged)
-      return usageError(toString(Merged.takeError()));
-    if (Error Err = writeSarif(MergeSarif, Merged->Log))
-      return usageError("cannot write the SARIF log '" + MergeSarif +
-                        "': " + toString(std::move(Err)));
-    // The status a single run over all the shards would have had.
-    return !Merged->Successful ? ExitError : Merged->Results ? ExitFindings : ExitClean;
-  }
+  if (MergeSarif.getNumOccurrences())
+    return mergeMode();
   if (DiffRevision.getNumOccurrences() && DiffFile.getNumOccurrences())
     return usageError("give either --diff or --diff-file, not both");
   bool DiffMode = DiffRevision.getNumOccurrences() || DiffFile.getNumOccurrences();
@@ -284,34 +381,8 @@ int main(int argc, const char **argv) {
     Inputs.push_back(normalisedPath(File));
   }
 
-  if (DumpConfig || VerifyConfig) {
-    SmallString<256> Here;
-    sys::fs::current_path(Here);
-    std::vector<std::string> Anchors = Inputs;
-    if (Anchors.empty())
-      Anchors.push_back((Here + "/dummy.cc").str());
-    if (DumpConfig)
-      Anchors.resize(1);
-    // Every check's options are judged, the disabled ones' too: a typo in
-    // an option of a check turned off today is still a typo.
-    std::set<std::string> Said;
-    std::optional<CheckedConfiguration> First;
-    for (const std::string &Anchor : Anchors) {
-      CheckedConfiguration Checked = checkConfiguration(Anchor, Overrides, VerifyConfig);
-      for (const std::string &Error : Checked.Errors)
-        if (Said.insert(Error).second)
-          WithColor::error(errs(), "dmalint") << Error << "\n";
-      if (!First)
-        First = std::move(Checked);
-    }
-    if (!Said.empty())
-      return ExitError;
-    if (DumpConfig)
-      outs() << tidy::configurationAsText(First->Effective);
-    else
-      outs() << "No config errors detected.\n";
-    return ExitClean;
-  }
+  if (DumpConfig || VerifyConfig)
+    return configurationMode(Inputs, Overrides);
 
   if (ListChecks) {
     SmallString<256> Here;
@@ -386,18 +457,7 @@ int main(int argc, const char **argv) {
   std::optional<ChangedLines> Changes;
   const std::vector<std::string> Selectable = Inputs; // Their checks are SARIF's rules.
   if (DiffMode) {
-    Expected<std::string> Patch = [&]() -> Expected<std::string> {
-      if (DiffRevision.getNumOccurrences())
-        return gitDiff(DiffRevision, Root.directory());
-      auto Buffer = MemoryBuffer::getFileOrSTDIN(DiffFile, /*IsText=*/true);
-      if (!Buffer)
-        return createStringError(Buffer.getError(), "cannot read the diff '" + DiffFile +
-                                                        "': " + Buffer.getError().message());
-      return (*Buffer)->getBuffer().str();
-    }();
-    if (!Patch)
-      return usageError(toString(Patch.takeError()));
-    Expected<ChangedLines> Parsed = parseUnifiedDiff(*Patch, Root.directory());
+    Expected<ChangedLines> Parsed = readChanges(Root);
     if (!Parsed)
       return usageError(toString(Parsed.takeError()));
     Changes = std::move(*Parsed);
@@ -435,7 +495,8 @@ int main(int argc, const char **argv) {
   if (WriteBaselineFile.getNumOccurrences()) {
     if (Errors) {
       WithColor::warning(errs(), "dmalint")
-          << "not writing the baseline: the code does not compile\n";
+          << "not writing the baseline: the run had errors (above), so it would miss "
+             "findings\n";
     } else if (Error Err = writeBaseline(WriteBaselineFile, All)) {
       WithColor::error(errs(), "dmalint")
           << "cannot write the baseline '" << WriteBaselineFile << "': "
@@ -531,12 +592,7 @@ int main(int argc, const char **argv) {
     }
   }
 
-  bool WantFixes = (Fix && Findings) || ExportFixesFile.getNumOccurrences();
-  if (WantFixes && Errors) {
-    WithColor::warning(errs(), "dmalint")
-        << "not " << (ExportFixesFile.getNumOccurrences() ? "exporting" : "applying")
-        << " fixes: the code does not compile\n";
-  } else if (WantFixes) {
+  if ((Fix && Findings) || ExportFixesFile.getNumOccurrences()) {
     // The project's tree: --source-root, else where the compilation database
     // and the files it compiles are (with '--' flags, the working directory).
     std::vector<std::string> Compiled = Database.getAllFiles();
@@ -547,39 +603,8 @@ int main(int argc, const char **argv) {
             : editableTree(!Compilations->Directory.empty() ? StringRef(Compilations->Directory)
                                                             : StringRef(WorkingDirectory),
                            Compiled);
-    FixPlan Plan = planFixes(Reported, EditableTree);
-    for (const std::string &Outside : Plan.OutsideTree)
-      WithColor::warning(errs(), "dmalint")
-          << "not fixing " << Outside << ": it is outside the project tree " << EditableTree
-          << " (set --source-root to widen it)\n";
-    if (ExportFixesFile.getNumOccurrences()) {
-      if (Error Err = exportFixes(ExportFixesFile, Reported, Plan)) {
-        WithColor::error(errs(), "dmalint") << "cannot write the fixes '" << ExportFixesFile
-                                            << "': " << toString(std::move(Err)) << "\n";
-        Status = ExitError;
-      }
-    }
-    if (Fix && Findings) {
-      FixOutcome Outcome = applyFixes(Plan);
-      for (const std::string &Failure : Outcome.Failures)
-        WithColor::error(errs(), "dmalint") << "cannot write fixes to " << Failure << "\n";
-      // A finding's fix counts as applied only if every file it edits was
-      // written.
-      unsigned NotApplied = Outcome.FindingsNotApplied.size();
-      unsigned Applied = Plan.Applied - NotApplied;
-      if (!Quiet)
-        errs() << "dmalint: applied fixes of " << Applied << " finding" << plural(Applied)
-               << " in " << Outcome.FilesWritten << " file" << plural(Outcome.FilesWritten)
-               << (NotApplied ? ", not those of " + std::to_string(NotApplied) +
-                                    " whose files could not be written"
-                              : std::string())
-               << (Plan.Conflicts ? ", skipped " + std::to_string(Plan.Conflicts) +
-                                        " that overlapped another fix"
-                                  : std::string())
-               << "\n";
-      if (!Outcome.Failures.empty())
-        Status = ExitError;
-    }
+    if (!fixStage(Reported, Errors, Findings, EditableTree))
+      Status = ExitError;
   }
   if (Errors) {
     unsigned ConfigErrors = llvm::count_if(

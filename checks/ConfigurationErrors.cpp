@@ -22,13 +22,23 @@ FileConfiguration &FileConfiguration::current() {
 
 void FileConfiguration::startTranslationUnit() { current() = FileConfiguration(); }
 
+void FileConfiguration::restart(const ClangTidyContext &Context) {
+  *this = FileConfiguration();
+  this->Context = &Context;
+  File = Context.getCurrentFile().str();
+}
+
 FileConfiguration &FileConfiguration::of(const ClangTidyContext &Context) {
   FileConfiguration &Current = current();
-  if (Current.Context != &Context || Current.File != Context.getCurrentFile()) {
-    Current = FileConfiguration();
-    Current.Context = &Context;
-    Current.File = Context.getCurrentFile().str();
-  }
+  if (Current.Context != &Context || Current.File != Context.getCurrentFile())
+    Current.restart(Context);
+  return Current;
+}
+
+FileConfiguration &FileConfiguration::forNewCheck(const ClangTidyContext &Context) {
+  FileConfiguration &Current = of(Context);
+  if (Current.MatchersRegistered)
+    Current.restart(Context);
   return Current;
 }
 

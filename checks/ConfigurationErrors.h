@@ -31,6 +31,17 @@ public:
   /// \p Context moved on to another file.
   static FileConfiguration &of(const clang::tidy::ClangTidyContext &Context);
 
+  /// The state for a check being made for \p Context's translation unit.
+  /// Both front ends make every check of a translation unit before any of
+  /// them registers its matchers, so a check made after that belongs to the
+  /// next translation unit, even of the same file with the same context:
+  /// clang-tidy and dmalint run every compile command of a file (a file the
+  /// database lists twice, with other flags) with one context, and nothing
+  /// tells the checks of the plugin that a translation unit starts.
+  static FileConfiguration &forNewCheck(const clang::tidy::ClangTidyContext &Context);
+  /// Said by every check as it registers its matchers.
+  void matchersRegistered() { MatchersRegistered = true; }
+
   /// Starts a new translation unit on this thread, even of the file the
   /// last one was of, with a context at the same address (the language
   /// server analyses one file again and again, a context on the stack each
@@ -49,10 +60,13 @@ public:
 
 private:
   static FileConfiguration &current();
+  /// Forgets everything: the state of a new translation unit of \p Context.
+  void restart(const clang::tidy::ClangTidyContext &Context);
 
   const clang::tidy::ClangTidyContext *Context = nullptr;
   std::string File;
   bool Broken = false;
+  bool MatchersRegistered = false;
   std::set<std::string> Said;
 };
 

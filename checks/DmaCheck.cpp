@@ -36,7 +36,7 @@ const LoadedApi &loadApi(const std::map<std::string, std::string> &Options) {
 
 DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context, ArrayRef<StringRef> OwnOptions)
     : ClangTidyCheck(Name, Context), Tidy(*Context) {
-  FileConfiguration &Config = FileConfiguration::of(*Context);
+  FileConfiguration &Config = FileConfiguration::forNewCheck(*Context);
   if (!Config.FileChecked) {
     Config.FileChecked = true;
     checkFileConfiguration();
@@ -109,6 +109,7 @@ void DmaCheck::reportConfigurationError(const std::string &Key, const std::strin
 
 void DmaCheck::registerApiValidation(ast_matchers::MatchFinder *Finder) {
   using namespace ast_matchers;
+  FileConfiguration::of(Tidy).matchersRegistered();
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
   Finder->addMatcher(

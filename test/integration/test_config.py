@@ -11,6 +11,7 @@ test/api2/acme_dma.h.
 Tool paths come from the environment (set by CTest): DMALINT, CLANG_TIDY,
 PLUGIN, DMALINT_INCLUDE.
 """
+import json
 import os
 import re
 import shutil
@@ -195,6 +196,70 @@ class MalformedConfig(unittest.TestCase):
         line = CONFIG_ERROR_RE.findall(r.stdout)
         self.assertEqual(len(line), 1, r.stdout)
         self.assertNotIn("in the command line", line[0])
+
+
+@unittest.skipUnless(DMALINT and CLANG_TIDY and PLUGIN and INCLUDE, "tool paths not set")
+class OneFileTwoCommands(unittest.TestCase):
+    """A file the database lists twice, with other flags: two translation
+    units of one file, run one after the other with one context. The API
+    model names a method only the second command's flags declare, so only
+    the first has a configuration error; the second is judged, and its
+    finding reported, in both front ends."""
+
+    KERNEL = textwrap.dedent("""\
+        #include <tpu/dma.h>
+        using namespace tpu;
+        #ifdef WITH_LAUNCH
+        void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
+          auto d = make_async_copy(a, b, s);
+          d.launch(-1);
+          d.wait();
+        }
+        #endif
+        """)
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="dmalint-two-commands-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        # <tpu/dma.h> with a method 'launch' under WITH_LAUNCH.
+        os.makedirs(os.path.join(self.dir, "inc", "tpu"))
+        with open(os.path.join(INCLUDE, "tpu", "dma.h")) as f:
+            header = f.read()
+        start = "  void start(int priority = 0);"
+        self.assertIn(start, header)
+        header = header.replace(start, "#ifdef WITH_LAUNCH\n  void launch(int priority = 0);"
+                                "\n#endif\n" + start, 1)
+        with open(os.path.join(self.dir, "inc", "tpu", "dma.h"), "w") as f:
+            f.write(header)
+        with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
+            f.write("CheckOptions:\n  dma.StartMethod: launch\n")
+        with open(os.path.join(self.dir, "k.cc"), "w") as f:
+            f.write(self.KERNEL)
+        command = ["clang++", "-std=c++17", "-I" + os.path.join(self.dir, "inc"), "-c", "k.cc"]
+        with open(os.path.join(self.dir, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": self.dir, "file": "k.cc", "arguments": command},
+                       {"directory": self.dir, "file": "k.cc",
+                        "arguments": command[:1] + ["-DWITH_LAUNCH"] + command[1:]}], f)
+
+    def check(self, r):
+        out = r.stdout + r.stderr
+        self.assertIn("error: invalid API model option 'dma.StartMethod' in '%s': "
+                      "'tpu::AsyncCopyDescriptor' has no method 'launch'"
+                      % os.path.join(self.dir, ".clang-tidy"), out)
+        self.assertIn("k.cc:6:12: warning: DMA start priority must be non-negative, got -1 "
+                      "[dma-start-priority]", out)
+
+    def test_dmalint_judges_the_second_command(self):
+        r = subprocess.run([DMALINT, "-p", self.dir, "-j", "1"], cwd=self.dir,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.check(r)
+
+    def test_clang_tidy_judges_the_second_command(self):
+        r = subprocess.run([CLANG_TIDY, "-load=" + PLUGIN, "-p", self.dir, "--checks=-*,dma-*",
+                            "k.cc"], cwd=self.dir, capture_output=True, text=True, timeout=120)
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.check(r)
 
 
 @unittest.skipUnless(DMALINT and CLANG_TIDY and PLUGIN and INCLUDE, "tool paths not set")

@@ -90,8 +90,9 @@ cl::opt<bool> ListChecks("list-checks", cl::desc("List the enabled checks and ex
                          cl::cat(Category));
 cl::opt<bool> Quiet("quiet", cl::desc("Print no progress or summary on stderr"),
                     cl::cat(Category));
+// cl::Prefix: -j4 as well as -j 4 and -j=4, as make and ninja take it.
 cl::opt<unsigned> Jobs("j", cl::desc("Translation units analysed in parallel (default: all cores)"),
-                       cl::init(0), cl::cat(Category));
+                       cl::Prefix, cl::init(0), cl::cat(Category));
 cl::opt<bool> UseColor("use-color",
                        cl::desc("Colour the diagnostics (default: when stdout is a terminal)"),
                        cl::cat(Category));
@@ -119,9 +120,10 @@ cl::opt<std::string> WriteBaselineFile("write-baseline",
                                        cl::value_desc("file"), cl::cat(Category));
 cl::opt<std::string> SourceRootDir(
     "source-root",
-    cl::desc("Directory that report paths and fingerprints are relative to\n"
-             "(default: the directory of compile_commands.json, else the\n"
-             "working directory)"),
+    cl::desc("Directory that report paths are relative to (default: the top\n"
+             "of the git work tree holding compile_commands.json or the\n"
+             "working directory, else the directory of compile_commands.json,\n"
+             "else the working directory)"),
     cl::value_desc("dir"), cl::cat(Category));
 cl::opt<std::string> CheckDocUrl(
     "check-doc-url",

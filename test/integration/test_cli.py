@@ -13,7 +13,7 @@ import tempfile
 import textwrap
 import unittest
 
-from common import BAD_PRIORITY, CLANG_TIDY, DMALINT, INCLUDE, PLUGIN
+from common import BAD_PRIORITY, CLANG_TIDY, DMALINT, FIXABLE, INCLUDE, PLUGIN
 from common import HEAD as KERNEL_HEAD
 CLEAN = KERNEL_HEAD + textwrap.dedent("""\
     void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
@@ -203,6 +203,10 @@ class Cli(unittest.TestCase):
         # The header's finding once, though six translation units include it.
         self.assertEqual(one.stdout.count("shared.h:5:11: warning:"), 1, one.stdout)
         self.assertEqual(one.stdout.count("got -1"), 3)
+        # -j4 as make and ninja take it, and -j=4, are -j 4.
+        for spelling in (["-j4"], ["-j=4"]):
+            r = self.dmalint("-p", build, *spelling, "--header-filter=.*")
+            self.assertEqual((r.returncode, r.stdout), (1, four.stdout), spelling)
         del header
         # --source-filter picks translation units of the database, as in run-clang-tidy.
         some = self.dmalint("-p", build, "--source-filter", r"k[01]\.cc$")
@@ -216,13 +220,7 @@ class Cli(unittest.TestCase):
         self.assertIn("invalid --source-filter", bad.stderr)
 
     def test_fix_rewrites_the_file_and_keeps_its_permissions(self):
-        path = self.write("fix.cc", KERNEL_HEAD + textwrap.dedent("""\
-            void k(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {
-              auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
-              e.start();
-              e.wait();
-            }
-            """))
+        path = self.write("fix.cc", FIXABLE)
         os.chmod(path, 0o640)
         r = self.dmalint("--fix", path, *self.flags())
         self.assertEqual(r.returncode, 1)

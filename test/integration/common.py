@@ -20,6 +20,15 @@ BAD_PRIORITY = HEAD + textwrap.dedent("""\
       d.wait();
     }
     """)
+# One finding with a fix: line 4, coordinates passed as a logical device id;
+# the fix makes them DeviceIdType::kMesh.
+FIXABLE = HEAD + textwrap.dedent("""\
+    void k(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {
+      auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
+      e.start();
+      e.wait();
+    }
+    """)
 
 
 def git(repo, *args):

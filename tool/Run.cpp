@@ -88,12 +88,12 @@ public:
     for (const FunctionDecl *Function : UsingApi)
       AnalysisCache::current().setUsesApi(*Function); // What the checks' matcher asks.
     for (Candidate C : Candidates) {
-      if (const auto *D = C.dyn_cast<const Decl *>()) {
+      if (const auto *D = dyn_cast<const Decl *>(C)) {
         const auto *Function = dyn_cast<FunctionDecl>(D);
         if (!Api || !Function || UsingApi.contains(Function))
           Finder.match(*D, Ctx);
       } else {
-        Finder.match(*C.get<const Stmt *>(), Ctx);
+        Finder.match(*cast<const Stmt *>(C), Ctx);
       }
     }
   }

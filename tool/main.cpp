@@ -38,6 +38,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <cstdlib>
 #include <set>
 
 using namespace llvm;
@@ -168,8 +169,9 @@ int usageError(const Twine &Message) {
 bool useColor(const raw_ostream &OS) {
   if (UseColor.getNumOccurrences())
     return UseColor;
-  if (std::optional<std::string> NoColor = sys::Process::GetEnv("NO_COLOR");
-      NoColor && !NoColor->empty())
+  // std::getenv rather than sys::Process::GetEnv, whose std::optional
+  // <std::string> GCC 12 takes for a dangling pointer (-Wdangling-pointer).
+  if (const char *NoColor = std::getenv("NO_COLOR"); NoColor && *NoColor)
     return false;
   return OS.is_displayed();
 }

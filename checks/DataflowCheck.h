@@ -73,6 +73,12 @@ private:
 /// \p Format with each %N replaced by \p Args[N].
 std::string formatMessage(llvm::StringRef Format, llvm::ArrayRef<std::string> Args);
 
+/// Makes every dataflow check report each function it skips at its work
+/// limit, whatever its ReportSkippedFunctions option says. The standalone
+/// dmalint does (it counts them, lists them in SARIF, and prints the remarks
+/// the options ask for); the plugin never calls it.
+void reportEverySkippedFunction();
+
 } // namespace dmalint::checks
 
 #endif

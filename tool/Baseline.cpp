@@ -5,11 +5,17 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-using namespace clang::tidy;
-
 namespace dmalint::tool {
 
-static constexpr int64_t BaselineVersion = 1;
+static constexpr int64_t BaselineVersion = 2;
+
+bool Baseline::accept(llvm::StringRef Fingerprint) {
+  auto It = Accepted.find(Fingerprint);
+  if (It == Accepted.end() || It->getValue() == 0)
+    return false;
+  --It->getValue();
+  return true;
+}
 
 static llvm::Error malformed(llvm::StringRef Path, const llvm::Twine &What) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -31,46 +37,45 @@ llvm::Expected<Baseline> readBaseline(llvm::StringRef Path) {
   std::optional<int64_t> Version = Top->getInteger("version");
   if (!Version)
     return malformed(Path, "no integer \"version\"");
-  if (*Version != BaselineVersion)
-    return malformed(Path, "version " + llvm::Twine(*Version) + ", this dmalint reads version " +
+  if (*Version != BaselineVersion && *Version != 1)
+    return malformed(Path, "version " + llvm::Twine(*Version) +
+                               ", this dmalint reads versions 1 and " +
                                llvm::Twine(BaselineVersion));
   const llvm::json::Array *Findings = Top->getArray("findings");
   if (!Findings)
     return malformed(Path, "no \"findings\" array");
   Baseline Result;
+  Result.Version = *Version;
   for (size_t I = 0; I < Findings->size(); ++I) {
-    const llvm::json::Object *Finding = (*Findings)[I].getAsObject();
+    const llvm::json::Object *Entry = (*Findings)[I].getAsObject();
     std::optional<llvm::StringRef> Fingerprint =
-        Finding ? Finding->getString("fingerprint") : std::nullopt;
+        Entry ? Entry->getString("fingerprint") : std::nullopt;
     if (!Fingerprint || Fingerprint->empty())
       return malformed(Path, "findings[" + llvm::Twine(I) +
                                  "] is not an object with a \"fingerprint\" string");
-    Result.Fingerprints.insert(*Fingerprint);
+    ++Result.Accepted[*Fingerprint];
   }
   return Result;
 }
 
-llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<ClangTidyError> Errors,
-                          llvm::ArrayRef<std::string> Fingerprints, SourceCache &Sources,
-                          const SourceRoot &Root) {
-  llvm::json::Array Findings;
-  for (size_t I = 0; I < Errors.size(); ++I) {
-    if (!isFinding(Errors[I]))
+llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<Finding> Findings) {
+  llvm::json::Array Entries;
+  for (const Finding &F : Findings) {
+    if (!F.isFinding())
       continue;
-    const ClangTidyError &E = Errors[I];
-    llvm::json::Object Finding{{"fingerprint", Fingerprints[I]},
-                               {"check", E.DiagnosticName},
-                               {"message", E.Message.Message}};
-    if (!E.Message.FilePath.empty()) {
-      std::string Absolute = absolutePath(E.Message.FilePath, E.BuildDirectory);
-      Finding["file"] = Root.portable(Absolute);
+    llvm::json::Object Entry{
+        {"fingerprint", F.Fingerprint}, {"check", F.Check}, {"message", F.Primary.Text}};
+    if (!F.Identity.Function.empty())
+      Entry["function"] = F.Identity.Function;
+    if (F.Primary.At) {
+      Entry["file"] = F.PortablePath;
       // For the reader only: matching never looks at the line.
-      Finding["line"] = Sources.resolve(Absolute, E.Message.FileOffset).Line;
+      Entry["line"] = F.Primary.At->Line;
     }
-    Findings.push_back(std::move(Finding));
+    Entries.push_back(std::move(Entry));
   }
   llvm::json::Object Document{
-      {"version", BaselineVersion}, {"tool", "dmalint"}, {"findings", std::move(Findings)}};
+      {"version", BaselineVersion}, {"tool", "dmalint"}, {"findings", std::move(Entries)}};
   return llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
     OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Document))) << "\n";
     return llvm::Error::success();

@@ -1,55 +1,19 @@
 //===- Fingerprint.cpp - Identities of findings that survive edits --------===//
 #include "Fingerprint.h"
-#include "Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include <algorithm>
-
-using namespace clang::tidy;
+#include <map>
 
 namespace dmalint::tool {
 
-SourceRoot::SourceRoot(llvm::StringRef Dir) {
-  std::string Path = normalisedPath(Dir);
-  while (Path.size() > 1 && llvm::sys::path::is_separator(Path.back()))
-    Path.pop_back();
-  Directory = std::string(Path);
-}
+namespace {
 
-std::optional<std::string> SourceRoot::relative(llvm::StringRef AbsolutePath) const {
-  llvm::StringRef Rest = AbsolutePath;
-  if (!Rest.consume_front(Directory))
-    return std::nullopt;
-  // "/src/a.cc" is not inside "/src/a".
-  if (Directory != "/" && !Rest.consume_front("/"))
-    return std::nullopt;
-  if (Rest.empty())
-    return std::nullopt;
-  return llvm::sys::path::convert_to_slash(Rest);
-}
-
-std::string SourceRoot::portable(llvm::StringRef AbsolutePath) const {
-  if (std::optional<std::string> Relative = relative(AbsolutePath))
-    return *Relative;
-  return llvm::sys::path::convert_to_slash(AbsolutePath);
-}
-
-static std::string contentHash(const ClangTidyError &E, SourceCache &Sources,
-                               const SourceRoot &Root) {
-  std::string Path, LineText;
-  if (!E.Message.FilePath.empty()) {
-    std::string Absolute = absolutePath(E.Message.FilePath, E.BuildDirectory);
-    Path = Root.portable(Absolute);
-    LineText = Sources.resolve(Absolute, E.Message.FileOffset).LineText;
-  }
+std::string hashOf(llvm::ArrayRef<llvm::StringRef> Fields) {
   llvm::SHA256 Hash;
   // NUL-separated: no field contains a NUL, so fields cannot run together.
-  for (llvm::StringRef Field :
-       {llvm::StringRef(E.DiagnosticName), llvm::StringRef(Path), llvm::StringRef(LineText).trim(),
-        llvm::StringRef(E.Message.Message)}) {
+  for (llvm::StringRef Field : Fields) {
     Hash.update(Field);
     Hash.update(llvm::StringRef("\0", 1));
   }
@@ -58,27 +22,65 @@ static std::string contentHash(const ClangTidyError &E, SourceCache &Sources,
   return llvm::toHex(llvm::ArrayRef<uint8_t>(Digest).take_front(16), /*LowerCase=*/true);
 }
 
-std::vector<std::string> fingerprintFindings(llvm::ArrayRef<ClangTidyError> Errors,
-                                             SourceCache &Sources, const SourceRoot &Root) {
-  std::vector<std::string> Fingerprints(Errors.size());
-  llvm::StringMap<std::vector<size_t>> ByHash;
-  for (size_t I = 0; I < Errors.size(); ++I) {
-    if (!isFinding(Errors[I]))
+std::string collapsedLine(const Finding &F) {
+  std::string Line;
+  if (!F.Primary.At)
+    return Line;
+  llvm::SmallVector<llvm::StringRef, 8> Words;
+  llvm::SplitString(F.Primary.At->LineText, Words);
+  return llvm::join(Words, " ");
+}
+
+/// Appends ":N" to each finding's hash in \p Hashes: N numbers, from 1 in
+/// file order, the findings of one file with the same hash.
+void numberByFile(llvm::ArrayRef<Finding> Findings, std::vector<std::string> &Hashes) {
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> Same;
+  for (size_t I = 0; I < Findings.size(); ++I)
+    if (!Hashes[I].empty())
+      Same[{Findings[I].Primary.At ? Findings[I].Primary.At->Path : "", Hashes[I]}].push_back(I);
+  auto Offset = [&](size_t I) {
+    return Findings[I].Primary.At ? Findings[I].Primary.At->Offset : 0;
+  };
+  // By position in the file, whatever the order the translation units ran in.
+  for (auto &[Key, Indices] : Same) {
+    std::stable_sort(Indices.begin(), Indices.end(),
+                     [&](size_t A, size_t B) { return Offset(A) < Offset(B); });
+    for (size_t N = 0; N < Indices.size(); ++N)
+      Hashes[Indices[N]] += ":" + std::to_string(N + 1);
+  }
+}
+
+} // namespace
+
+std::string identityHash(const Finding &F) {
+  const FindingIdentity &Id = F.Identity;
+  std::string Statement = Id.known() ? Id.Statement : collapsedLine(F);
+  return hashOf({F.Check, Id.Function, Id.Descriptor, Statement});
+}
+
+void assignFingerprints(std::vector<Finding> &Findings) {
+  std::vector<std::string> Hashes(Findings.size());
+  for (size_t I = 0; I < Findings.size(); ++I)
+    if (Findings[I].isFinding())
+      Hashes[I] = identityHash(Findings[I]);
+  numberByFile(Findings, Hashes);
+  for (size_t I = 0; I < Findings.size(); ++I)
+    Findings[I].Fingerprint = std::move(Hashes[I]);
+}
+
+std::vector<std::string> legacyFingerprints(llvm::ArrayRef<Finding> Findings,
+                                            const SourceRoot &Root) {
+  std::vector<std::string> Hashes(Findings.size());
+  for (size_t I = 0; I < Findings.size(); ++I) {
+    const Finding &F = Findings[I];
+    if (!F.isFinding())
       continue;
-    Fingerprints[I] = contentHash(Errors[I], Sources, Root);
-    ByHash[Fingerprints[I]].push_back(I);
+    std::string Path = F.Primary.At ? Root.portable(F.Primary.At->Path) : "";
+    llvm::StringRef Line = F.Primary.At ? llvm::StringRef(F.Primary.At->LineText) : "";
+    Hashes[I] = hashOf({F.Check, Path, Line.trim(), F.Primary.Text});
   }
-  // Same hash means same check, file, line text and message: number them by
-  // position in the file, whatever the order the translation units ran in.
-  for (auto &Entry : ByHash) {
-    std::vector<size_t> &Same = Entry.getValue();
-    std::stable_sort(Same.begin(), Same.end(), [&](size_t A, size_t B) {
-      return Errors[A].Message.FileOffset < Errors[B].Message.FileOffset;
-    });
-    for (size_t N = 0; N < Same.size(); ++N)
-      Fingerprints[Same[N]] += ":" + std::to_string(N + 1);
-  }
-  return Fingerprints;
+  numberByFile(Findings, Hashes);
+  return Hashes;
 }
 
 } // namespace dmalint::tool

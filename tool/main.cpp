@@ -13,22 +13,32 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Baseline.h"
-#include "Diagnostics.h"
-#include "Driver.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "CompileCommands.h"
+#include "Configuration.h"
+#include "Diff.h"
+#include "Findings.h"
 #include "Fingerprint.h"
 #include "Fixes.h"
 #include "Rules.h"
-#include "Sarif.h"
+#include "Run.h"
+#include "SarifMerge.h"
+#include "SarifWriter.h"
+#include "TextWriter.h"
+#include "../checks/ConfigurationErrors.h"
+#include "../checks/DataflowCheck.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <cstdlib>
 #include <set>
 
 using namespace llvm;
@@ -65,6 +75,14 @@ cl::opt<bool> DumpConfig("dump-config",
                          cl::desc("Print the effective configuration (checks, their options and\n"
                                   "the API model) as .clang-tidy YAML, and exit"),
                          cl::cat(Category));
+cl::opt<bool> VerifyConfig(
+    "verify-config",
+    cl::desc("Check the configuration of the files (or of the working directory):\n"
+             ".clang-tidy files, check names, every dma-* check's options and\n"
+             "the API model; print the errors, or \"No config errors detected.\",\n"
+             "and exit (2 on errors). The model's names are checked against the\n"
+             "code only when it is analysed."),
+    cl::cat(Category));
 cl::opt<bool> Verbose("verbose",
                       cl::desc("Also print a remark for each function the analysis skipped\n"
                                "at its work limit (otherwise only their number is printed)"),
@@ -73,8 +91,9 @@ cl::opt<bool> ListChecks("list-checks", cl::desc("List the enabled checks and ex
                          cl::cat(Category));
 cl::opt<bool> Quiet("quiet", cl::desc("Print no progress or summary on stderr"),
                     cl::cat(Category));
+// cl::Prefix: -j4 as well as -j 4 and -j=4, as make and ninja take it.
 cl::opt<unsigned> Jobs("j", cl::desc("Translation units analysed in parallel (default: all cores)"),
-                       cl::init(0), cl::cat(Category));
+                       cl::Prefix, cl::init(0), cl::cat(Category));
 cl::opt<bool> UseColor("use-color",
                        cl::desc("Colour the diagnostics (default: when stdout is a terminal)"),
                        cl::cat(Category));
@@ -102,15 +121,38 @@ cl::opt<std::string> WriteBaselineFile("write-baseline",
                                        cl::value_desc("file"), cl::cat(Category));
 cl::opt<std::string> SourceRootDir(
     "source-root",
-    cl::desc("Directory that report paths and fingerprints are relative to\n"
-             "(default: the directory of compile_commands.json, else the\n"
-             "working directory)"),
+    cl::desc("Directory that report paths are relative to (default: the top\n"
+             "of the git work tree holding compile_commands.json or the\n"
+             "working directory, else the directory of compile_commands.json,\n"
+             "else the working directory)"),
     cl::value_desc("dir"), cl::cat(Category));
 cl::opt<std::string> CheckDocUrl(
     "check-doc-url",
     cl::desc("Documentation URL of a check in SARIF rules; {check} stands\n"
              "for its name"),
     cl::init(defaultCheckDocUrl().str()), cl::value_desc("url"), cl::cat(Category));
+
+cl::opt<std::string> DiffRevision(
+    "diff",
+    cl::desc("Pull-request mode: report only findings on lines changed since\n"
+             "<rev> (git diff -U0 <rev>, in the source root), analysing only\n"
+             "the files that changed or include a changed file"),
+    cl::value_desc("rev"), cl::cat(Category));
+cl::opt<std::string> DiffFile(
+    "diff-file",
+    cl::desc("As --diff, with the changes of a unified diff (paths relative\n"
+             "to the source root; '-' reads it from stdin)"),
+    cl::value_desc("patch"), cl::cat(Category));
+cl::opt<std::string> Shard(
+    "shard",
+    cl::desc("Analyse only shard K of N of the files (1 <= K <= N), a split\n"
+             "by path that adding files does not change"),
+    cl::value_desc("K/N"), cl::cat(Category));
+cl::opt<std::string> MergeSarif(
+    "merge-sarif",
+    cl::desc("Merge the SARIF logs given as <file>... (e.g. of the shards of one\n"
+             "run) into one log <out>, and exit"),
+    cl::value_desc("out"), cl::cat(Category));
 
 void printVersion(raw_ostream &OS) {
   OS << "dmalint " << DMALINT_VERSION << "\n  built with " << clang::getClangFullVersion()
@@ -120,6 +162,18 @@ void printVersion(raw_ostream &OS) {
 int usageError(const Twine &Message) {
   WithColor::error(errs(), "dmalint") << Message << "\n";
   return ExitError;
+}
+
+/// Colour on \p OS: --use-color[=false] if given, else none when NO_COLOR is
+/// set to anything (https://no-color.org), else when \p OS is a terminal.
+bool useColor(const raw_ostream &OS) {
+  if (UseColor.getNumOccurrences())
+    return UseColor;
+  // std::getenv rather than sys::Process::GetEnv, whose std::optional
+  // <std::string> GCC 12 takes for a dangling pointer (-Wdangling-pointer).
+  if (const char *NoColor = std::getenv("NO_COLOR"); NoColor && *NoColor)
+    return false;
+  return OS.is_displayed();
 }
 
 const char *plural(unsigned N) { return N == 1 ? "" : "s"; }
@@ -132,6 +186,114 @@ std::vector<std::string> enabledForAny(const std::vector<std::string> &Files,
     for (std::string &Name : enabledChecks(File, Overrides))
       Names.insert(std::move(Name));
   return {Names.begin(), Names.end()};
+}
+
+/// --merge-sarif OUT IN...: one log of the shards' logs.
+int mergeMode() {
+  if (Files.empty())
+    return usageError("--merge-sarif OUT needs the logs to merge: dmalint --merge-sarif OUT "
+                      "IN...");
+  Expected<MergedLog> Merged = mergeSarifLogs(Files);
+  if (!Merged)
+    return usageError(toString(Merged.takeError()));
+  if (Error Err = writeSarif(MergeSarif, Merged->Log))
+    return usageError("cannot write the SARIF log '" + MergeSarif +
+                      "': " + toString(std::move(Err)));
+  // The status a single run over all the shards would have had.
+  return !Merged->Successful ? ExitError : Merged->Results ? ExitFindings : ExitClean;
+}
+
+/// --dump-config and --verify-config: the configuration, without a run.
+int configurationMode(const std::vector<std::string> &Inputs,
+                      const tidy::ClangTidyOptions &Overrides) {
+  SmallString<256> Here;
+  sys::fs::current_path(Here);
+  std::vector<std::string> Anchors = Inputs;
+  if (Anchors.empty())
+    Anchors.push_back((Here + "/dummy.cc").str());
+  if (DumpConfig)
+    Anchors.resize(1);
+  // Every check's options are judged, the disabled ones' too: a typo in
+  // an option of a check turned off today is still a typo.
+  std::set<std::string> Said;
+  std::optional<CheckedConfiguration> First;
+  for (const std::string &Anchor : Anchors) {
+    CheckedConfiguration Checked = checkConfiguration(Anchor, Overrides, VerifyConfig);
+    for (const std::string &Error : Checked.Errors)
+      if (Said.insert(Error).second)
+        WithColor::error(errs(), "dmalint") << Error << "\n";
+    if (!First)
+      First = std::move(Checked);
+  }
+  if (!Said.empty())
+    return ExitError;
+  if (DumpConfig)
+    outs() << tidy::configurationAsText(First->Effective);
+  else
+    outs() << "No config errors detected.\n";
+  return ExitClean;
+}
+
+/// The changes --diff or --diff-file name.
+Expected<ChangedLines> readChanges(const SourceRoot &Root) {
+  Expected<std::string> Patch = [&]() -> Expected<std::string> {
+    if (DiffRevision.getNumOccurrences())
+      return gitDiff(DiffRevision, Root.directory());
+    auto Buffer = MemoryBuffer::getFileOrSTDIN(DiffFile, /*IsText=*/true);
+    if (!Buffer)
+      return createStringError(Buffer.getError(), "cannot read the diff '" + DiffFile +
+                                                      "': " + Buffer.getError().message());
+    return (*Buffer)->getBuffer().str();
+  }();
+  if (!Patch)
+    return Patch.takeError();
+  return parseUnifiedDiff(*Patch, Root.directory());
+}
+
+/// --fix and --export-fixes: the fixes of \p Reported, planned once, within
+/// \p EditableTree; never after errors (the findings would be incomplete).
+/// False when a file could not be written.
+bool fixStage(llvm::ArrayRef<const Finding *> Reported, unsigned Errors, unsigned Findings,
+              StringRef EditableTree) {
+  if (Errors) {
+    WithColor::warning(errs(), "dmalint")
+        << "not " << (ExportFixesFile.getNumOccurrences() ? "exporting" : "applying")
+        << " fixes: the run had errors (above)\n";
+    return true;
+  }
+  bool Written = true;
+  FixPlan Plan = planFixes(Reported, EditableTree);
+  for (const std::string &Outside : Plan.OutsideTree)
+    WithColor::warning(errs(), "dmalint")
+        << "not fixing " << Outside << ": it is outside the project tree " << EditableTree
+        << " (set --source-root to widen it)\n";
+  if (ExportFixesFile.getNumOccurrences()) {
+    if (Error Err = exportFixes(ExportFixesFile, Reported, Plan)) {
+      WithColor::error(errs(), "dmalint") << "cannot write the fixes '" << ExportFixesFile
+                                          << "': " << toString(std::move(Err)) << "\n";
+      Written = false;
+    }
+  }
+  if (!Fix || !Findings)
+    return Written;
+  FixOutcome Outcome = applyFixes(Plan);
+  for (const std::string &Failure : Outcome.Failures)
+    WithColor::error(errs(), "dmalint") << "cannot write fixes to " << Failure << "\n";
+  // A finding's fix counts as applied only if every file it edits was
+  // written.
+  unsigned NotApplied = Outcome.FindingsNotApplied.size();
+  unsigned Applied = Plan.Applied - NotApplied;
+  if (!Quiet)
+    errs() << "dmalint: applied fixes of " << Applied << " finding" << plural(Applied) << " in "
+           << Outcome.FilesWritten << " file" << plural(Outcome.FilesWritten)
+           << (NotApplied ? ", not those of " + std::to_string(NotApplied) +
+                                " whose files could not be written"
+                          : std::string())
+           << (Plan.Conflicts ? ", skipped " + std::to_string(Plan.Conflicts) +
+                                    " that overlapped another fix"
+                              : std::string())
+           << "\n";
+  return Written && Outcome.Failures.empty();
 }
 
 } // namespace
@@ -163,6 +325,25 @@ int main(int argc, const char **argv) {
     return ExitError;
   }
 
+  // dmalint's own error and warning lines follow the same rule.
+  WithColor::setAutoDetectFunction(useColor);
+
+  if (MergeSarif.getNumOccurrences())
+    return mergeMode();
+  if (DiffRevision.getNumOccurrences() && DiffFile.getNumOccurrences())
+    return usageError("give either --diff or --diff-file, not both");
+  bool DiffMode = DiffRevision.getNumOccurrences() || DiffFile.getNumOccurrences();
+  unsigned ShardIndex = 0, ShardCount = 0;
+  if (Shard.getNumOccurrences()) {
+    auto [K, N] = StringRef(Shard).split('/');
+    if (K.getAsInteger(10, ShardIndex) || N.getAsInteger(10, ShardCount) || ShardCount == 0 ||
+        ShardIndex == 0 || ShardIndex > ShardCount)
+      return usageError("--shard takes K/N with 1 <= K <= N, got '" + Shard + "'");
+  }
+  if (WriteBaselineFile.getNumOccurrences() && (DiffMode || ShardCount))
+    return usageError("--write-baseline records every finding of the project: it cannot be "
+                      "combined with --diff, --diff-file or --shard");
+
   tidy::ClangTidyOptions Overrides;
   if (Checks.getNumOccurrences())
     Overrides.Checks = Checks;
@@ -186,10 +367,7 @@ int main(int argc, const char **argv) {
   // in silence: printed with --verbose (or where .clang-tidy sets
   // ReportSkippedFunctions), listed as notifications in SARIF, and otherwise
   // counted on stderr.
-  const tidy::ClangTidyOptions UserOverrides = Overrides;
-  for (const char *Check : {"dma-wait-send-on-local-copy", "dma-start-priority",
-                            "dma-src-sem-device-id-mismatch", "dma-unused-descriptor"})
-    Overrides.CheckOptions[std::string(Check) + ".ReportSkippedFunctions"] = "true";
+  dmalint::checks::reportEverySkippedFunction();
 
   // Read the baseline before the (long) run: a bad one is a usage error.
   std::optional<Baseline> Accepted;
@@ -207,14 +385,8 @@ int main(int argc, const char **argv) {
     Inputs.push_back(normalisedPath(File));
   }
 
-  if (DumpConfig) {
-    SmallString<256> Here;
-    sys::fs::current_path(Here);
-    outs() << effectiveConfiguration(Inputs.empty() ? (Here + "/dummy.cc").str()
-                                                    : Inputs.front(),
-                                     Overrides);
-    return ExitClean;
-  }
+  if (DumpConfig || VerifyConfig)
+    return configurationMode(Inputs, Overrides);
 
   if (ListChecks) {
     SmallString<256> Here;
@@ -241,18 +413,29 @@ int main(int argc, const char **argv) {
   if (!Compilations)
     return usageError(toString(Compilations.takeError()));
   const tooling::CompilationDatabase &Database = *Compilations->Database;
-  if (Inputs.empty()) {
+  // A rejected entry's file is not analysed: not with another file's
+  // command either. The others are.
+  bool AllFiles = Inputs.empty();
+  if (AllFiles) {
     Inputs = Database.getAllFiles();
     if (SourceRegex)
       llvm::erase_if(Inputs, [&](const std::string &File) { return !SourceRegex->match(File); });
-    if (Inputs.empty())
-      return usageError("the compilation database in '" + BuildPath + "' lists no files" +
+    if (Inputs.empty() && Compilations->Rejected.empty())
+      return usageError("the compilation database in '" + Compilations->Directory +
+                        "' lists no files" +
                         (SourceRegex ? " matching --source-filter '" + SourceFilter + "'"
                                      : std::string()));
+  } else {
+    llvm::erase_if(Inputs, [&](const std::string &File) {
+      return Compilations->RejectedFiles.contains(File);
+    });
   }
   for (const std::string &File : Inputs)
     if (Database.getCompileCommands(File).empty())
       return usageError("no compile command for '" + File + "'");
+  if (Inputs.empty())
+    return usageError("no file left to analyse: every compilation-database entry for the "
+                      "files was rejected (above)");
   if (enabledChecks(Inputs.front(), Overrides).empty())
     return usageError("no checks enabled (check --checks and the Checks of .clang-tidy)");
 
@@ -268,90 +451,138 @@ int main(int argc, const char **argv) {
     if (Done == Inputs.size())
       errs() << "\n";
   };
-  std::vector<tidy::ClangTidyError> Errors =
-      runChecks(Database, Inputs, Overrides, Jobs, Progress);
-
   SmallString<256> WorkingDirectory;
   sys::fs::current_path(WorkingDirectory);
-  SourceRoot Root(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
-                  : !Compilations->Directory.empty() ? StringRef(Compilations->Directory)
-                                                     : StringRef(WorkingDirectory));
-  // Fingerprints read the findings' lines: before any fix changes them.
+  SourceRoot Root(SourceRootDir.getNumOccurrences()
+                      ? std::string(SourceRootDir)
+                      : defaultSourceRoot(Compilations->Directory, WorkingDirectory));
+
+  // Pull-request mode: the changed lines, and the files they concern.
+  std::optional<ChangedLines> Changes;
+  const std::vector<std::string> Selectable = Inputs; // Their checks are SARIF's rules.
+  if (DiffMode) {
+    Expected<ChangedLines> Parsed = readChanges(Root);
+    if (!Parsed)
+      return usageError(toString(Parsed.takeError()));
+    Changes = std::move(*Parsed);
+    Inputs = affectedFiles(Database, Inputs, Changes->changedFiles(), Jobs);
+  }
+  if (ShardCount)
+    llvm::erase_if(Inputs, [&](const std::string &File) {
+      return shardOf(Root.portable(normalisedPath(File)), ShardCount) != ShardIndex;
+    });
+  if ((DiffMode || ShardCount) && !Quiet)
+    errs() << "dmalint: analysing " << Inputs.size() << " of " << Selectable.size() << " file"
+           << plural(Selectable.size())
+           << (DiffMode ? " (those the change touches); findings on changed lines only" : "")
+           << (ShardCount ? " (shard " + Shard + ")" : std::string()) << "\n";
+
+  std::vector<TranslationUnitResult> Results =
+      runChecks(Database, Inputs, Overrides, Jobs, Progress);
+
+  // Resolved once: every writer below reads these.
   SourceCache Sources;
-  std::vector<std::string> Fingerprints = fingerprintFindings(Errors, Sources, Root);
-  unsigned CompilerErrors = llvm::count_if(Errors, isCompilerError);
+  std::vector<Finding> All;
+  for (const RejectedEntry &Entry : Compilations->Rejected)
+    All.push_back(inputError(Entry.DatabaseFile, Entry.Problem));
+  for (Finding &F : resolveFindings(std::move(Results), Sources, Root))
+    All.push_back(std::move(F));
+  if (Changes)
+    llvm::erase_if(All, [&](const Finding &F) {
+      return F.isFinding() &&
+             !(F.Primary.At && Changes->changed(F.Primary.At->Path, F.Primary.At->Line));
+    });
+  unsigned Errors = llvm::count_if(All, [](const Finding &F) { return F.isError(); });
   int Status = ExitClean;
 
   // The baseline records every current finding, whatever --baseline hides.
   if (WriteBaselineFile.getNumOccurrences()) {
-    if (CompilerErrors) {
+    if (Errors) {
       WithColor::warning(errs(), "dmalint")
-          << "not writing the baseline: the code does not compile\n";
-    } else if (Error Err = writeBaseline(WriteBaselineFile, Errors, Fingerprints, Sources,
-                                         Root)) {
+          << "not writing the baseline: the run had errors (above), so it would miss "
+             "findings\n";
+    } else if (Error Err = writeBaseline(WriteBaselineFile, All)) {
       WithColor::error(errs(), "dmalint")
           << "cannot write the baseline '" << WriteBaselineFile << "': "
           << toString(std::move(Err)) << "\n";
       Status = ExitError;
     } else if (!Quiet) {
-      unsigned Recorded = llvm::count_if(Errors, isFinding);
+      unsigned Recorded = llvm::count_if(All, [](const Finding &F) { return F.isFinding(); });
       errs() << "dmalint: recorded " << Recorded << " finding" << plural(Recorded)
              << " in the baseline " << WriteBaselineFile << "\n";
     }
   }
 
+  // A baseline of dmalint 0.1 holds fingerprints of its own recipe, with
+  // paths relative to its source root.
+  std::vector<std::string> BaselineKeys;
+  if (Accepted && Accepted->Version == 1) {
+    SourceRoot LegacyRoot(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
+                          : !Compilations->Directory.empty()
+                              ? StringRef(Compilations->Directory)
+                              : StringRef(WorkingDirectory));
+    BaselineKeys = legacyFingerprints(All, LegacyRoot);
+    WithColor::note(errs(), "dmalint")
+        << "'" << BaselineFile << "' is a version 1 baseline: its findings are matched by "
+        << "path, line text and message; write it again with --write-baseline to get "
+        << "version 2, which survives renames, comment edits and reworded messages\n";
+  } else {
+    for (const Finding &F : All)
+      BaselineKeys.push_back(F.Fingerprint);
+  }
+
   // From here on, what is reported: everything but the accepted findings.
-  std::vector<tidy::ClangTidyError> Reported;
-  std::vector<std::string> ReportedFingerprints;
+  std::vector<const Finding *> Reported;
   unsigned Findings = 0, InBaseline = 0;
-  for (size_t I = 0; I < Errors.size(); ++I) {
-    if (isFinding(Errors[I])) {
-      if (Accepted && Accepted->Fingerprints.contains(Fingerprints[I])) {
+  for (size_t I = 0; I < All.size(); ++I) {
+    const Finding &F = All[I];
+    if (F.isFinding()) {
+      if (Accepted && Accepted->accept(BaselineKeys[I])) {
         ++InBaseline;
         continue;
       }
       ++Findings;
     }
-    Reported.push_back(std::move(Errors[I]));
-    ReportedFingerprints.push_back(std::move(Fingerprints[I]));
+    Reported.push_back(&F);
   }
 
-  unsigned Skipped = llvm::count_if(Reported, [](const tidy::ClangTidyError &E) {
-    return E.DiagLevel == tidy::ClangTidyError::Remark;
-  });
+  unsigned Skipped = llvm::count_if(
+      Reported, [](const Finding *F) { return F->Kind == FindingKind::Remark; });
   if (Format == OutputFormat::Text) {
-    bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
-                                                 : sys::Process::StandardOutIsDisplayed();
-    std::vector<tidy::ClangTidyError> Printed;
-    for (const tidy::ClangTidyError &E : Reported) {
-      if (E.DiagLevel == tidy::ClangTidyError::Remark && !Verbose) {
+    bool Colored = useColor(outs());
+    std::vector<const Finding *> Printed;
+    for (const Finding *F : Reported) {
+      if (F->Kind == FindingKind::Remark && !Verbose) {
         std::optional<std::string> Asked =
-            checkOption(absolutePath(E.Message.FilePath, E.BuildDirectory), UserOverrides,
-                        E.DiagnosticName + ".ReportSkippedFunctions");
-        if (!Asked || !(StringRef(*Asked).equals_insensitive("true") || *Asked == "1"))
+            checkOption(F->Primary.At ? F->Primary.At->Path : F->TranslationUnit,
+                        Overrides, F->Check + ".ReportSkippedFunctions");
+        if (!Asked || !dmalint::checks::parseBooleanOption(*Asked).value_or(false))
           continue;
         --Skipped; // Printed, so not counted again below.
       }
-      Printed.push_back(E);
+      Printed.push_back(F);
     }
-    printDiagnostics(Printed, Sources, outs(), Colored);
+    printFindings(Printed, outs(), Colored);
     outs().flush();
-  } else if (CompilerErrors) {
+  } else if (Errors) {
     // Stdout holds only the log; why the run failed still reads as text.
-    std::vector<tidy::ClangTidyError> Failures;
-    llvm::copy_if(Reported, std::back_inserter(Failures), isCompilerError);
-    bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
-                                                 : sys::Process::StandardErrIsDisplayed();
-    printDiagnostics(Failures, Sources, errs(), Colored);
+    std::vector<const Finding *> Failures;
+    llvm::copy_if(Reported, std::back_inserter(Failures),
+                  [](const Finding *F) { return F->isError(); });
+    bool Colored = useColor(errs());
+    printFindings(Failures, errs(), Colored);
   }
 
   if (Format == OutputFormat::Sarif || SarifFile.getNumOccurrences()) {
     SarifOptions Options;
     Options.Root = &Root;
-    Options.EnabledChecks = enabledForAny(Inputs, Overrides);
+    Options.EnabledChecks = enabledForAny(Selectable, Overrides);
     Options.CheckDocUrl = CheckDocUrl;
     Options.AgainstBaseline = Accepted.has_value();
-    json::Value Log = sarifLog(Reported, ReportedFingerprints, Sources, Options);
+    if (ShardCount) // Its own category: each shard's log can be uploaded alone.
+      Options.AutomationId =
+          "dmalint/shard-" + std::to_string(ShardIndex) + "-of-" + std::to_string(ShardCount) + "/";
+    json::Value Log = sarifLog(Reported, Options);
     if (Format == OutputFormat::Sarif) {
       outs() << formatv("{0:2}", Log) << "\n";
       outs().flush();
@@ -365,12 +596,7 @@ int main(int argc, const char **argv) {
     }
   }
 
-  bool WantFixes = (Fix && Findings) || ExportFixesFile.getNumOccurrences();
-  if (WantFixes && CompilerErrors) {
-    WithColor::warning(errs(), "dmalint")
-        << "not " << (ExportFixesFile.getNumOccurrences() ? "exporting" : "applying")
-        << " fixes: the code does not compile\n";
-  } else if (WantFixes) {
+  if ((Fix && Findings) || ExportFixesFile.getNumOccurrences()) {
     // The project's tree: --source-root, else where the compilation database
     // and the files it compiles are (with '--' flags, the working directory).
     std::vector<std::string> Compiled = Database.getAllFiles();
@@ -381,43 +607,23 @@ int main(int argc, const char **argv) {
             : editableTree(!Compilations->Directory.empty() ? StringRef(Compilations->Directory)
                                                             : StringRef(WorkingDirectory),
                            Compiled);
-    FixPlan Plan = planFixes(Reported, EditableTree);
-    for (const std::string &Outside : Plan.OutsideTree)
-      WithColor::warning(errs(), "dmalint")
-          << "not fixing " << Outside << ": it is outside the project tree " << EditableTree
-          << " (set --source-root to widen it)\n";
-    if (ExportFixesFile.getNumOccurrences()) {
-      if (Error Err = exportFixes(ExportFixesFile, Reported, Plan)) {
-        WithColor::error(errs(), "dmalint") << "cannot write the fixes '" << ExportFixesFile
-                                            << "': " << toString(std::move(Err)) << "\n";
-        Status = ExitError;
-      }
-    }
-    if (Fix && Findings) {
-      FixOutcome Outcome = applyFixes(Plan);
-      for (const std::string &Failure : Outcome.Failures)
-        WithColor::error(errs(), "dmalint") << "cannot write fixes to " << Failure << "\n";
-      if (!Quiet)
-        errs() << "dmalint: applied fixes of " << Plan.Applied << " finding"
-               << plural(Plan.Applied) << " in " << Outcome.FilesWritten << " file"
-               << plural(Outcome.FilesWritten)
-               << (Plan.Conflicts ? ", skipped " + std::to_string(Plan.Conflicts) +
-                                        " that overlapped another fix"
-                                  : std::string())
-               << "\n";
-      if (!Outcome.Failures.empty())
-        Status = ExitError;
-    }
+    if (!fixStage(Reported, Errors, Findings, EditableTree))
+      Status = ExitError;
   }
-  if (CompilerErrors) {
-    unsigned ConfigErrors = llvm::count_if(Errors, [](const tidy::ClangTidyError &E) {
-      return isCompilerError(E) && E.DiagnosticName == "clang-tidy-config";
-    });
+  if (Errors) {
+    unsigned ConfigErrors = llvm::count_if(
+        All, [](const Finding &F) { return F.Kind == FindingKind::ConfigurationError; });
+    unsigned InputErrors = llvm::count_if(
+        All, [](const Finding &F) { return F.Kind == FindingKind::InputError; });
+    if (InputErrors)
+      WithColor::error(errs(), "dmalint")
+          << InputErrors << " compilation-database entr" << (InputErrors == 1 ? "y" : "ies")
+          << " could not be used (above); the other files were analysed\n";
     if (ConfigErrors)
       WithColor::error(errs(), "dmalint")
           << ConfigErrors << " configuration error" << plural(ConfigErrors)
           << ": fix the options named above; no check ran with a broken configuration\n";
-    if (unsigned Compile = CompilerErrors - ConfigErrors)
+    if (unsigned Compile = Errors - ConfigErrors - InputErrors)
       WithColor::error(errs(), "dmalint")
           << Compile << " compiler error" << plural(Compile)
           << ": dmalint analyses only code that compiles; fix the errors above (or the "

@@ -75,6 +75,44 @@ class Install(unittest.TestCase):
         self.assertIn("tool=%s/bin/dmalint" % self.prefix, r.stdout)
         self.assertIn("plugin=%s/lib/libdmalint-tidy.so" % self.prefix, r.stdout)
 
+    def test_a_project_lints_itself_with_the_package(self):
+        # docs/integrations.md's find_package(dmalint) snippet, as written there.
+        project = tempfile.mkdtemp(prefix="dmalint-consumer-")
+        self.addCleanup(shutil.rmtree, project)
+        with open(os.path.join(project, "k.cc"), "w") as f:
+            f.write("#include <tpu/dma.h>\nusing namespace tpu;\n"
+                    "void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {\n"
+                    "  auto d = make_async_copy(a, b, s);\n  d.start(-1);\n  d.wait();\n}\n")
+        with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
+            f.write(textwrap.dedent("""\
+                cmake_minimum_required(VERSION 3.20)
+                project(consumer CXX)
+                find_package(dmalint CONFIG REQUIRED)
+                set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+                add_custom_target(dmalint
+                  COMMAND dmalint::dmalint -p ${CMAKE_BINARY_DIR} --quiet
+                  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR} VERBATIM)
+                set(CMAKE_CXX_CLANG_TIDY %s -load=${dmalint_PLUGIN} -checks=-*,dma-*)
+                add_library(kernels OBJECT k.cc)
+                set_target_properties(kernels PROPERTIES CXX_STANDARD 17)
+                target_include_directories(kernels PRIVATE ${dmalint_INCLUDE_DIR})
+                """ % CLANG_TIDY))
+        build = os.path.join(project, "b")
+        r = subprocess.run(["cmake", "-S", project, "-B", build, "-DCMAKE_PREFIX_PATH=" +
+                            self.prefix], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # Building the kernels runs clang-tidy with the plugin on them.
+        r = subprocess.run(["cmake", "--build", build, "--target", "kernels"],
+                           capture_output=True, text=True)
+        self.assertIn("DMA start priority must be non-negative, got -1 [dma-start-priority]",
+                      r.stdout + r.stderr)
+        # The dmalint target fails the build on the finding.
+        r = subprocess.run(["cmake", "--build", build, "--target", "dmalint"],
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("k.cc:5:11: warning: DMA start priority must be non-negative",
+                      r.stdout + r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

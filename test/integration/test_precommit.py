@@ -31,19 +31,12 @@ import tempfile
 import textwrap
 import unittest
 
-DMALINT = os.environ.get("DMALINT")
-INCLUDE = os.environ.get("DMALINT_INCLUDE")
+from common import BAD_PRIORITY as BAD, DMALINT, INCLUDE
+from common import HEAD as KERNEL_HEAD
+
 REPO = os.environ.get("DMALINT_REPO")
 PRE_COMMIT = shutil.which("pre-commit")
 
-KERNEL_HEAD = "#include <tpu/dma.h>\nusing namespace tpu;\n"
-BAD = KERNEL_HEAD + textwrap.dedent("""\
-    void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
-      auto d = make_async_copy(a, b, s);
-      d.start(-1);
-      d.wait();
-    }
-    """)
 CLEAN = KERNEL_HEAD + textwrap.dedent("""\
     void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
       auto d = make_async_copy(a, b, s);

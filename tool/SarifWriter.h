@@ -1,22 +1,26 @@
-//===- Sarif.h - Findings as a SARIF 2.1.0 log ----------------------*- C++ -*-===//
+//===- SarifWriter.h - Findings as a SARIF 2.1.0 log ------------*- C++ -*-===//
 //
-// Built from clang-tidy's error list (never from the text output) with
-// llvm::json: clang's SarifDocumentWriter has no relatedLocations, fixes,
+// Built from the findings (never from the text output) with llvm::json:
+// clang's SarifDocumentWriter has no relatedLocations, fixes,
 // partialFingerprints or originalUriBaseIds. What GitHub code scanning reads
 // is always there: tool.driver.name, rules with ids, results with a ruleId,
 // a physical location with a URI relative to SRCROOT and a start line, and
 // partialFingerprints.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DMALINT_TOOL_SARIF_H
-#define DMALINT_TOOL_SARIF_H
+#ifndef DMALINT_TOOL_SARIFWRITER_H
+#define DMALINT_TOOL_SARIFWRITER_H
 
-#include "Fingerprint.h"
+#include "Findings.h"
 #include "llvm/Support/JSON.h"
 #include <string>
 #include <vector>
 
 namespace dmalint::tool {
+
+/// The $schema of every log dmalint writes.
+constexpr llvm::StringLiteral SarifSchemaUri =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 struct SarifOptions {
   /// SRCROOT, which artifact URIs are relative to.
@@ -28,14 +32,15 @@ struct SarifOptions {
   std::string CheckDocUrl;
   /// The findings were filtered through a baseline: results say they are new.
   bool AgainstBaseline = false;
+  /// runs[].automationDetails.id: GitHub code scanning's category (up to the
+  /// last '/') and run.
+  std::string AutomationId = "dmalint/";
 };
 
-/// The SARIF log of \p Errors: findings become results; compiler errors and
-/// remarks become tool execution notifications (a compiler error also makes
-/// the run unsuccessful). \p Fingerprints has one entry per error.
-llvm::json::Value sarifLog(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
-                           llvm::ArrayRef<std::string> Fingerprints, SourceCache &Sources,
-                           const SarifOptions &Options);
+/// The SARIF log of \p Findings: findings become results; compiler errors,
+/// configuration and input errors, and remarks become tool execution
+/// notifications (an error also makes the run unsuccessful).
+llvm::json::Value sarifLog(llvm::ArrayRef<const Finding *> Findings, const SarifOptions &Options);
 
 /// Writes \p Log, pretty-printed, to \p Path ("-" is stdout).
 llvm::Error writeSarif(llvm::StringRef Path, const llvm::json::Value &Log);

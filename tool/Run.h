@@ -1,0 +1,35 @@
+//===- Run.h - Running the checks over translation units --------*- C++ -*-===//
+//
+// Each translation unit runs with its own clang-tidy context and file
+// system, in parallel, and yields its diagnostics (Findings.h resolves them).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_TOOL_RUN_H
+#define DMALINT_TOOL_RUN_H
+
+#include "Findings.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dmalint::tool {
+
+/// Calls \p Work(I) for each I below \p Count, \p Jobs at a time (0: one per
+/// core), each on a thread of its own.
+void runInParallel(size_t Count, unsigned Jobs, const std::function<void(size_t)> &Work);
+
+/// Runs the enabled checks over \p Files, \p Jobs translation units at a
+/// time (0: one per core). The result is one entry per file, in input order,
+/// whatever the scheduling. \p Progress is called (serialised) after each
+/// translation unit.
+std::vector<TranslationUnitResult>
+runChecks(const clang::tooling::CompilationDatabase &Compilations,
+          const std::vector<std::string> &Files,
+          const clang::tidy::ClangTidyOptions &Overrides, unsigned Jobs,
+          const std::function<void(size_t Done)> &Progress);
+
+} // namespace dmalint::tool
+
+#endif

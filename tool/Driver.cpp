@@ -96,10 +96,15 @@ llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Sou
                         Files.front() + " -- -std=c++17 -Iinclude)");
     Base = tooling::inferMissingCompileCommands(std::move(Base));
   }
+  Loaded.Database = withDriverAdjustments(std::move(Base));
+  return std::move(Loaded);
+}
+
+std::unique_ptr<tooling::CompilationDatabase>
+withDriverAdjustments(std::unique_ptr<tooling::CompilationDatabase> Base) {
   auto Adjusted = std::make_unique<tooling::ArgumentsAdjustingCompilations>(std::move(Base));
   Adjusted->appendArgumentsAdjuster(driverAdjuster());
-  Loaded.Database = std::move(Adjusted);
-  return std::move(Loaded);
+  return Adjusted;
 }
 
 ClangTidyOptions defaultOptions() {
@@ -309,7 +314,8 @@ private:
 /// translation unit), for checks dmalint never runs.
 class TidyActionFactory : public tooling::FrontendActionFactory {
 public:
-  explicit TidyActionFactory(ClangTidyContext &Context) : Context(Context) {
+  TidyActionFactory(ClangTidyContext &Context, const RunHooks &Hooks)
+      : Context(Context), Hooks(Hooks) {
     for (const ClangTidyModuleRegistry::entry &Module : ClangTidyModuleRegistry::entries())
       Module.instantiate()->addCheckFactories(CheckFactories);
   }
@@ -323,6 +329,8 @@ public:
                      DiagnosticConsumer *DiagConsumer) override {
     // As clang-tidy: code may test __clang_analyzer__.
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    if (Hooks.PrepareInvocation)
+      Hooks.PrepareInvocation(*Invocation, *Files, PCHContainerOps);
     return FrontendActionFactory::runInvocation(std::move(Invocation), Files,
                                                 std::move(PCHContainerOps), DiagConsumer);
   }
@@ -364,19 +372,23 @@ private:
   };
 
   ClangTidyContext &Context;
+  const RunHooks &Hooks;
   ClangTidyCheckFactories CheckFactories;
 };
 
 /// One translation unit, with its own context and file system so that runs
 /// can share nothing: ClangTool changes the working directory per compile
 /// command, and a physical file system of its own keeps that to this run.
-static std::vector<ClangTidyError> runOne(const tooling::CompilationDatabase &Compilations,
-                                          const std::string &File,
-                                          const ClangTidyOptions &Overrides) {
+std::vector<ClangTidyError> runChecksOnFile(const tooling::CompilationDatabase &Compilations,
+                                            const std::string &File,
+                                            const ClangTidyOptions &Overrides,
+                                            const RunHooks &Hooks) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(
       llvm::vfs::createPhysicalFileSystem().release());
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS(
       new llvm::vfs::OverlayFileSystem(FS));
+  if (Hooks.Overlay)
+    BaseFS->pushOverlay(Hooks.Overlay);
   ClangTidyContext Context(optionsProvider(Overrides, FS));
   tooling::ClangTool Tool(Compilations, {File}, std::make_shared<PCHContainerOperations>(),
                           BaseFS);
@@ -411,7 +423,7 @@ static std::vector<ClangTidyError> runOne(const tooling::CompilationDatabase &Co
   Context.setDiagnosticsEngine(&Engine);
 #endif
   Tool.setDiagnosticConsumer(&DiagConsumer);
-  TidyActionFactory Factory(Context);
+  TidyActionFactory Factory(Context, Hooks);
   Tool.run(&Factory);
   return DiagConsumer.take();
 }
@@ -430,7 +442,7 @@ runChecks(const tooling::CompilationDatabase &Compilations,
   std::mutex ProgressMutex;
   size_t Done = 0;
   auto Run = [&](size_t I) {
-    PerFile[I] = runOne(Compilations, Files[I], Overrides);
+    PerFile[I] = runChecksOnFile(Compilations, Files[I], Overrides, RunHooks());
     std::lock_guard<std::mutex> Lock(ProgressMutex);
     if (Progress)
       Progress(++Done);

@@ -4,8 +4,11 @@
 
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Serialization/PCHContainerOperations.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include <functional>
 #include <memory>
 #include <optional>
@@ -32,6 +35,12 @@ struct LoadedCompilations {
 llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Source,
                                                     const std::vector<std::string> &Files);
 
+/// \p Base with the adjustments every dmalint run makes to its commands
+/// (clang's builtin headers made findable), for a database found otherwise
+/// than by loadCompilations (the language server finds its own).
+std::unique_ptr<clang::tooling::CompilationDatabase>
+withDriverAdjustments(std::unique_ptr<clang::tooling::CompilationDatabase> Base);
+
 /// The options dmalint runs with when no .clang-tidy says otherwise.
 clang::tidy::ClangTidyOptions defaultOptions();
 
@@ -44,6 +53,23 @@ runChecks(const clang::tooling::CompilationDatabase &Compilations,
           const std::vector<std::string> &Files,
           const clang::tidy::ClangTidyOptions &Overrides, unsigned Jobs,
           const std::function<void(size_t Done)> &Progress);
+
+/// What the language server adds to the run of one translation unit.
+struct RunHooks {
+  /// Files layered over the real file system (the editor's unsaved buffers).
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Overlay;
+  /// Called with the compiler invocation, built from the adjusted command,
+  /// just before it runs (the language server adds its preamble there).
+  std::function<void(clang::CompilerInvocation &, clang::FileManager &,
+                     std::shared_ptr<clang::PCHContainerOperations>)>
+      PrepareInvocation;
+};
+
+/// Runs the enabled checks over the one file \p File, as runChecks does for
+/// each of its files, with \p Hooks.
+std::vector<clang::tidy::ClangTidyError>
+runChecksOnFile(const clang::tooling::CompilationDatabase &Compilations, const std::string &File,
+                const clang::tidy::ClangTidyOptions &Overrides, const RunHooks &Hooks);
 
 /// The effective configuration for \p File as .clang-tidy YAML: the merged
 /// options, with every enabled check's options (the API model included).

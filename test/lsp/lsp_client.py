@@ -199,9 +199,17 @@ class LspClient:
             raise AssertionError("the server did not exit within %.0f s" % timeout)
 
     def kill(self):
+        """Ends the server if it still runs, and releases its pipes."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self._reader.join(10)
+        self._stderr.join(10)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass  # stdin: the server is gone, unflushed input with it.
 
     def rss_kib(self):
         """The server's resident memory now (Linux)."""

@@ -1,0 +1,465 @@
+"""Whole editing sessions against `dmalint --lsp`, as a user has them: the
+findings of the unsaved buffer as it is typed, the quick fix applied, the
+same findings as the standalone, compile commands found (or not) as clangd
+finds them, configuration changes, code that does not compile, stale results,
+cancellation, and a long session's memory. Needs DMALINT and DMALINT_INCLUDE
+(the directory of tpu/dma.h) in the environment.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import compare_fixture
+import lsp_client
+from lsp_client import LspClient, apply_edits, position_of
+
+DMALINT = os.environ["DMALINT"]
+INCLUDE = os.path.abspath(os.environ["DMALINT_INCLUDE"])
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.path.join(ROOT, "test", "corpus")
+FLAGS = ["-std=c++17", "-I" + INCLUDE]
+UTF16 = {"general": {"positionEncodings": ["utf-16"]}}
+
+# A kernel with one definite wait_send on a local copy (which has a fix-it)
+# and room to type another bug.
+KERNEL = """#include <tpu/dma.h>
+using namespace tpu;
+
+void kernel(Ref<float> hbm, Ref<float> vmem, DmaSemaphore sem) {
+  AsyncCopyDescriptor staging = make_async_copy(hbm, vmem, sem);
+  staging.start();
+  staging.wait_send();
+  staging.wait_recv();
+  // typing here
+}
+"""
+
+
+class Project:
+    """A directory with sources and, unless told otherwise, a
+    compile_commands.json listing them."""
+
+    def __init__(self, test, files, database=True, flags=FLAGS):
+        self.dir = os.path.realpath(tempfile.mkdtemp(prefix="dmalint-lsp-"))
+        test.addCleanup(shutil.rmtree, self.dir, True)
+        self.write(".clang-tidy", "Checks: '-*,dma-*'\n")
+        for name, text in files.items():
+            self.write(name, text)
+        if database:
+            self.write_database([n for n in files if n.endswith(".cc")], flags)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, text):
+        os.makedirs(os.path.dirname(self.path(name)), exist_ok=True)
+        with open(self.path(name), "w") as f:
+            f.write(text)
+
+    def write_database(self, names, flags, where="compile_commands.json"):
+        self.write(where, json.dumps([
+            {"directory": self.dir, "file": self.path(n),
+             "arguments": ["clang++", *flags, "-c", self.path(n)]} for n in names]))
+
+    def standalone(self, name, *extra):
+        """The standalone's findings on the file as it is on disk (SARIF)."""
+        r = subprocess.run([DMALINT, "--format=sarif", *extra, self.path(name), "--", *FLAGS],
+                           cwd=self.dir, capture_output=True, text=True)
+        assert r.returncode in (0, 1), r.stderr
+        return compare_fixture.sarif_findings(json.loads(r.stdout), self.dir)
+
+
+class SessionTest(unittest.TestCase):
+    def server(self, project, *extra, capabilities=UTF16, options=None):
+        client = LspClient([DMALINT, "--lsp", *extra], cwd=project.dir)
+        self.addCleanup(client.kill)
+        client.initialize(capabilities, options, root=project.dir)
+        return client
+
+    def messages(self, diagnostics):
+        return sorted(d["message"] for d in diagnostics)
+
+    def type_text(self, client, uri, text, at, pieces, first_version):
+        """Types `text` at position `at` in `pieces` incremental changes, as an
+        editor sends keystrokes; returns the last version."""
+        version = first_version
+        line, character = at["line"], at["character"]
+        step = max(1, len(text) // pieces)
+        for i in range(0, len(text), step):
+            chunk = text[i:i + step]
+            version += 1
+            client.change(uri, version, [{"range": {"start": {"line": line, "character": character},
+                                                    "end": {"line": line, "character": character}},
+                                          "text": chunk}])
+            for ch in chunk:
+                if ch == "\n":
+                    line, character = line + 1, 0
+                else:
+                    character += 2 if ord(ch) > 0xFFFF else 1
+        return version
+
+    def test_a_whole_editing_session(self):
+        name = "ring_all_gather.bug-wait-send-local.cc"
+        with open(os.path.join(CORPUS, name)) as f:
+            original = f.read()
+        p = Project(self, {"kernel.cc": original})
+        c = self.server(p, capabilities={
+            **UTF16, "textDocument": {"publishDiagnostics": {"relatedInformation": True}}})
+        uri = c.open(p.path("kernel.cc"))
+
+        # 1. The buggy kernel: exactly what the standalone reports.
+        diagnostics = c.diagnostics(uri, 1)
+        self.assertEqual(compare_fixture.lsp_findings(c, uri, diagnostics),
+                         p.standalone("kernel.cc"))
+        self.assertEqual(len(diagnostics), 1)
+        self.assertEqual(diagnostics[0]["code"], "dma-wait-send-on-local-copy")
+
+        # 2. Type a second bug into the unsaved buffer, keystroke by keystroke:
+        # a staging copy (local) whose send side is waited.
+        text = original
+        anchor = text.index("  // main_barrier")
+        new_bug = ("  AsyncCopyDescriptor staging =\n"
+                   "      async_copy(x_ref, o_ref.at(my_id), recv_sem[1]);\n"
+                   "  staging.start();\n"
+                   "  staging.wait_send();\n"
+                   "  staging.wait_recv();\n")
+        version = self.type_text(c, uri, new_bug, position_of(text, anchor), 12, 1)
+        text = text[:anchor] + new_bug + text[anchor:]
+        diagnostics = c.diagnostics(uri, version)
+        self.assertEqual(self.messages(diagnostics), [
+            "'wait_send' on 'initial_copy', a local copy with no send side",
+            "'wait_send' on 'staging', a local copy with no send side"])
+        typed = next(d for d in diagnostics if "'staging'" in d["message"])
+        self.assertEqual(typed["range"]["start"],
+                         position_of(text, text.index("wait_send();\n  staging.wait_recv")))
+        # What the standalone says of the same text, had it been saved.
+        p.write("typed.cc", text)
+        self.assertEqual(
+            [f[2:4] for f in compare_fixture.lsp_findings(c, uri, diagnostics)],
+            [(m, (p.path("kernel.cc"),) + w[1:]) for (_, _, m, w, _, _) in p.standalone("typed.cc")])
+
+        # 3. Each finding's quick fix, applied as an editor applies it (the
+        # edit sent back as a change), until none is left.
+        while diagnostics:
+            d = diagnostics[0]
+            actions = c.call("textDocument/codeAction", {
+                "textDocument": {"uri": uri}, "range": d["range"],
+                "context": {"diagnostics": [d], "only": ["quickfix"]}})
+            self.assertEqual(len(actions), 1, actions)
+            action = actions[0]
+            self.assertTrue(action["isPreferred"])
+            self.assertEqual(action["kind"], "quickfix")
+            self.assertEqual(action["diagnostics"], [d])
+            edits = action["edit"]["changes"][uri]
+            text = apply_edits(text, edits)
+            version += 1
+            c.change(uri, version, [{"range": e["range"], "text": e["newText"]} for e in
+                                    sorted(edits, key=lambda e: (e["range"]["start"]["line"],
+                                                                 e["range"]["start"]["character"]),
+                                           reverse=True)])
+            before = len(diagnostics)
+            diagnostics = c.diagnostics(uri, version)
+            self.assertEqual(len(diagnostics), before - 1)
+        # The buffer is what `dmalint --fix` makes of the typed text.
+        subprocess.run([DMALINT, "--quiet", "--fix", p.path("typed.cc"), "--", *FLAGS],
+                       cwd=p.dir, capture_output=True, check=False)
+        with open(p.path("typed.cc")) as f:
+            self.assertEqual(text, f.read())
+
+        # 4. Close: the editor's list is cleared; the file on disk was never touched.
+        c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        self.assertEqual(c.notification("textDocument/publishDiagnostics",
+                                        lambda p: p["uri"] == uri)["diagnostics"], [])
+        with open(p.path("kernel.cc")) as f:
+            self.assertEqual(f.read(), original)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_positions_in_every_encoding(self):
+        # Non-ASCII before the bug on its line, and an incremental edit after it.
+        text = KERNEL.replace("  staging.wait_send();",
+                              "  /* é😀 */ staging.wait_send();")
+        for encoding in ("utf-8", "utf-16", "utf-32"):
+            with self.subTest(encoding=encoding):
+                p = Project(self, {"k.cc": text})
+                c = self.server(p, capabilities={"general": {"positionEncodings": [encoding]}})
+                uri = c.open(p.path("k.cc"))
+                d = c.diagnostics(uri, 1)
+                self.assertEqual(len(d), 1)
+                start = d[0]["range"]["start"]
+                self.assertEqual(start, position_of(text, text.index("wait_send"), encoding))
+                # Replace "é😀" by "x": the finding moves left by what they were.
+                at = text.index("é😀")
+                c.change(uri, 2, [{"range": {"start": position_of(text, at, encoding),
+                                             "end": position_of(text, at + 2, encoding)},
+                                   "text": "x"}])
+                edited = text[:at] + "x" + text[at + 2:]
+                d = c.diagnostics(uri, 2)
+                self.assertEqual(d[0]["range"]["start"],
+                                 position_of(edited, edited.index("wait_send"), encoding))
+                self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_code_that_does_not_compile_shows_no_finding(self):
+        p = Project(self, {"k.cc": KERNEL})
+        c = self.server(p)
+        uri = c.open(p.path("k.cc"))
+        self.assertEqual(len(c.diagnostics(uri, 1)), 1)
+        # Half-typed code: the compiler's errors are clangd's to show.
+        broken = KERNEL.replace("  // typing here", "  staging.wait_send(")
+        c.change(uri, 2, [{"text": broken}])
+        self.assertEqual(c.diagnostics(uri, 2), [])
+        log = c.notification("window/logMessage", lambda m: "does not compile" in m["message"])
+        self.assertIn(p.path("k.cc") + ":10:1: expected expression", log["message"])
+        actions = c.call("textDocument/codeAction", {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 6, "character": 0}, "end": {"line": 6, "character": 30}},
+            "context": {"diagnostics": []}})
+        self.assertEqual(actions, [])
+        # Finished: the findings are back.
+        c.change(uri, 3, [{"text": KERNEL}])
+        self.assertEqual(len(c.diagnostics(uri, 3)), 1)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_results_of_a_replaced_version_are_dropped(self):
+        # A kernel that takes a while to analyse (heavy headers, many copies).
+        with open(os.path.join(CORPUS, "collective_matmul.bug-helper-local.cc")) as f:
+            base = f.read()
+        headers = "".join("#include <%s>\n" % h for h in
+                          ("map", "set", "string", "unordered_map", "functional", "algorithm"))
+        p = Project(self, {"k.cc": headers + base})
+        c = self.server(p, "--preamble=false")
+        uri = c.open(p.path("k.cc"))
+        c.notification("window/logMessage", lambda m: m["message"] == "analysing %s version 1" % uri)
+        # Version 2 arrives while version 1 is analysed.
+        c.change(uri, 2, [{"range": {"start": {"line": 0, "character": 0},
+                                     "end": {"line": 0, "character": 0}}, "text": "// v2\n"}])
+        self.assertEqual(len(c.diagnostics(uri, 2)), 1)
+        published = [m["version"] for m in c.sent("textDocument/publishDiagnostics")]
+        self.assertEqual(published, [2])
+        c.notification("window/logMessage",
+                       lambda m: "dropped the findings of %s version 1" % uri in m["message"])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_a_pending_code_action_can_be_cancelled(self):
+        p = Project(self, {"k.cc": KERNEL})
+        # A debounce so long that version 2 is not analysed during the test.
+        c = self.server(p, "--debounce=600000")
+        uri = c.open(p.path("k.cc"))
+        d = c.diagnostics(uri, 1)
+        c.change(uri, 2, [{"range": {"start": {"line": 8, "character": 0},
+                                     "end": {"line": 8, "character": 0}}, "text": "  //\n"}])
+        # Asked for version 2, which is not analysed yet: it waits...
+        rid = c.request("textDocument/codeAction", {"textDocument": {"uri": uri},
+                                                     "range": d[0]["range"],
+                                                     "context": {"diagnostics": d}})
+        c.notify("$/cancelRequest", {"id": rid})
+        # ...and is cancelled.
+        self.assertEqual(c.response(rid)["error"]["code"], -32800)
+        # Another one is answered (empty) when the document is closed.
+        rid = c.request("textDocument/codeAction", {"textDocument": {"uri": uri},
+                                                     "range": d[0]["range"],
+                                                     "context": {"diagnostics": d}})
+        c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        self.assertEqual(c.response(rid)["result"], [])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_a_file_without_compile_commands_gets_the_fallback_flags(self):
+        p = Project(self, {"src/k.cc": KERNEL}, database=False)
+        c = self.server(p, "--", *FLAGS)
+        uri = c.open(p.path("src/k.cc"))
+        self.assertEqual(len(c.diagnostics(uri, 1)), 1)
+        shown = c.sent("window/showMessage")
+        self.assertEqual(len(shown), 1, shown)
+        self.assertEqual(shown[0]["type"], 2)
+        for words in (p.path("src/k.cc"), "no compile_commands.json", "clang++ -std=c++17 -I",
+                      "--compile-commands-dir"):
+            self.assertIn(words, shown[0]["message"])
+        c.change(uri, 2, [{"text": KERNEL + "\n"}])
+        c.diagnostics(uri, 2)
+        self.assertEqual(len(c.sent("window/showMessage")), 1)  # Once per file.
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_without_fallback_flags_the_kernel_header_is_missing_and_nothing_is_shown(self):
+        p = Project(self, {"k.cc": KERNEL}, database=False)
+        c = self.server(p)
+        uri = c.open(p.path("k.cc"))
+        self.assertEqual(c.diagnostics(uri, 1), [])
+        self.assertIn("'clang++ -std=c++17'", c.sent("window/showMessage")[0]["message"])
+        log = c.notification("window/logMessage", lambda m: "does not compile" in m["message"])
+        self.assertIn("tpu/dma.h", log["message"])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_compile_commands_found_as_clangd_finds_them(self):
+        # build/compile_commands.json beside an ancestor; a header and a new
+        # file not in it get the command of the closest file that is.
+        header = ("#pragma once\n#include <tpu/dma.h>\n"
+                  "inline void drain(tpu::AsyncCopyDescriptor& d) { d.wait_send(); }\n"
+                  "inline void helper(tpu::Ref<float> a, tpu::Ref<float> b, tpu::DmaSemaphore s) {\n"
+                  "  tpu::AsyncCopyDescriptor local = tpu::make_async_copy(a, b, s);\n"
+                  "  local.start();\n  local.wait_send();\n}\n")
+        p = Project(self, {"src/kernels/k.cc": KERNEL, "src/kernels/helpers.h": header,
+                           "src/kernels/new.cc": KERNEL}, database=False)
+        p.write_database(["src/kernels/k.cc"], FLAGS, where="build/compile_commands.json")
+        c = self.server(p)
+        for name in ("src/kernels/k.cc", "src/kernels/helpers.h", "src/kernels/new.cc"):
+            uri = c.open(p.path(name))
+            self.assertEqual(len(c.diagnostics(uri, 1)), 1, name)
+        self.assertEqual(c.sent("window/showMessage"), [])
+        logs = [m["message"] for m in c.sent("window/logMessage")]
+        self.assertTrue(any("k.cc version 1" in l and "from the database" in l for l in logs), logs)
+        self.assertTrue(any("helpers.h version 1" in l and "interpolated" in l for l in logs), logs)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_compile_commands_dir(self):
+        p = Project(self, {"k.cc": KERNEL}, database=False)
+        p.write_database(["k.cc"], FLAGS, where="out/compile_commands.json")
+        c = self.server(p, "--compile-commands-dir=" + p.path("out"))
+        uri = c.open(p.path("k.cc"))
+        self.assertEqual(len(c.diagnostics(uri, 1)), 1)
+        self.assertEqual(c.sent("window/showMessage"), [])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_a_broken_database_is_named(self):
+        p = Project(self, {"k.cc": KERNEL}, database=False)
+        p.write("compile_commands.json", "[{\"directory\": ")
+        c = self.server(p, "--", *FLAGS)
+        uri = c.open(p.path("k.cc"))
+        self.assertEqual(len(c.diagnostics(uri, 1)), 1)
+        message = c.sent("window/showMessage")[0]["message"]
+        self.assertIn("cannot read the compilation database " + p.path("compile_commands.json"),
+                      message)
+
+    def test_configuration_changes_are_read_again(self):
+        kernel = KERNEL.replace("  // typing here", "#if BUG\n  staging.start(7);\n#endif")
+        p = Project(self, {"k.cc": kernel})
+        c = self.server(p, capabilities={
+            **UTF16, "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}})
+        uri = c.open(p.path("k.cc"))
+        d = c.diagnostics(uri, 1)
+        self.assertEqual([x["severity"] for x in d], [2])
+        # .clang-tidy: WarningsAsErrors makes the finding an error.
+        p.write(".clang-tidy", "Checks: '-*,dma-*'\nWarningsAsErrors: 'dma-wait-send-on-local-copy'\n")
+        c.notify("workspace/didChangeWatchedFiles", {"changes": [
+            {"uri": lsp_client.uri_of(p.path(".clang-tidy")), "type": 2}]})
+        d = c.diagnostics(uri, 1)
+        self.assertEqual([x["severity"] for x in d], [1])
+        # compile_commands.json: a new flag turns the planted priority bug on.
+        p.write_database(["k.cc"], FLAGS + ["-DBUG=1"])
+        c.notify("workspace/didChangeWatchedFiles", {"changes": [
+            {"uri": lsp_client.uri_of(p.path("compile_commands.json")), "type": 2}]})
+        d = c.diagnostics(uri, 1)
+        self.assertEqual(sorted(x["code"] for x in d),
+                         ["dma-start-priority", "dma-wait-send-on-local-copy"])
+        # Settings: the checks to run.
+        c.notify("workspace/didChangeConfiguration",
+                 {"settings": {"dmalint": {"checks": "-*,dma-start-priority"}}})
+        d = c.diagnostics(uri, 1)
+        self.assertEqual([x["code"] for x in d], ["dma-start-priority"])
+        # Settings of the wrong type are refused, with a message.
+        c.notify("workspace/didChangeConfiguration", {"settings": {"dmalint": {"checks": 3}}})
+        self.assertIn("checks", c.notification("window/showMessage")["message"])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_unsaved_headers_are_what_the_analysis_reads(self):
+        header = ("#pragma once\n#include <tpu/dma.h>\n"
+                  "inline void finish(tpu::AsyncCopyDescriptor& d) {\n"
+                  "  if (d.is_remote()) d.wait_send();\n  d.wait_recv();\n}\n")
+        kernel = ('#include "finish.h"\nusing namespace tpu;\n'
+                  "void kernel(Ref<float> a, Ref<float> b, DmaSemaphore s) {\n"
+                  "  AsyncCopyDescriptor d = make_async_copy(a, b, s);\n"
+                  "  d.start();\n  finish(d);\n}\n")
+        p = Project(self, {"k.cc": kernel, "finish.h": header})
+        c = self.server(p)
+        k = c.open(p.path("k.cc"))
+        self.assertEqual(c.diagnostics(k, 1), [])
+        h = c.open(p.path("finish.h"))
+        self.assertEqual(c.diagnostics(h, 1), [])
+        # The guard is deleted in the header's buffer, which is not saved...
+        c.change(h, 2, [{"text": header.replace("if (d.is_remote()) ", "")}])
+        self.assertEqual(c.diagnostics(h, 2), [])  # (no local copy in the header itself)
+        # ...and saving it (here: only telling the server) re-analyses the
+        # kernel, through the header's unsaved text.
+        c.notify("textDocument/didSave", {"textDocument": {"uri": h}})
+        d = c.diagnostics(k, 1)
+        self.assertEqual(len(d), 1)
+        self.assertIn("'finish' calls 'wait_send' on 'd'", d[0]["message"])
+        notes = d[0]["relatedInformation"]
+        self.assertEqual(notes[-1]["location"]["uri"], h)
+        self.assertEqual(notes[-1]["location"]["range"]["start"]["line"], 3)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_clients_without_related_information_or_with_versioned_edits(self):
+        p = Project(self, {"k.cc": KERNEL})
+        c = self.server(p, capabilities={
+            "textDocument": {"publishDiagnostics": {"relatedInformation": False}},
+            "workspace": {"workspaceEdit": {"documentChanges": True}}})
+        uri = c.open(p.path("k.cc"))
+        d = c.diagnostics(uri, 1)[0]
+        self.assertNotIn("relatedInformation", d)
+        # The notes as the text output prints them.
+        self.assertEqual(d["message"],
+                         "'wait_send' on 'staging', a local copy with no send side\n\n%s:5:33: "
+                         "note: 'staging' is a local copy: built here without a device id and "
+                         "source semaphore" % p.path("k.cc"))
+        action = c.call("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": d["range"],
+                                                     "context": {"diagnostics": [d]}})[0]
+        change = action["edit"]["documentChanges"][0]
+        self.assertEqual(change["textDocument"], {"uri": uri, "version": 1})
+        # A client that asks only for other kinds gets none.
+        self.assertEqual(c.call("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": d["range"],
+            "context": {"diagnostics": [d], "only": ["refactor"]}}), [])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_only_c_family_documents_are_analysed(self):
+        p = Project(self, {"notes.md": "# notes\n"})
+        c = self.server(p)
+        uri = c.open(p.path("notes.md"), language="markdown")
+        self.assertEqual(c.call("textDocument/codeAction", {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": []}}), [])
+        self.assertEqual(c.sent("textDocument/publishDiagnostics"), [])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_memory_stays_flat_over_10000_edits(self):
+        # 40 KB of text after the kernel: a copy of the text kept per edit
+        # would grow by 400 MB.
+        filler = "".join("// line %d of a long comment that fills the file ...........\n" % i
+                         for i in range(700))
+        p = Project(self, {"k.cc": KERNEL + filler})
+        c = self.server(p)
+        uri = c.open(p.path("k.cc"))
+        c.diagnostics(uri, 1)
+        line = KERNEL.count("\n") - 2  # "  // typing here"
+        self.assertGreater(len(KERNEL + filler), 40000)
+        version = 1
+        samples = []
+        for burst in range(20):
+            # 500 keystrokes: a word typed and deleted again, repeatedly.
+            for i in range(250):
+                col = 17 + (i % 10)
+                version += 1
+                c.change(uri, version, [{"range": {"start": {"line": line, "character": col},
+                                                   "end": {"line": line, "character": col}},
+                                         "text": "x"}])
+                version += 1
+                c.change(uri, version, [{"range": {"start": {"line": line, "character": col},
+                                                   "end": {"line": line, "character": col + 1}},
+                                         "text": ""}])
+            self.assertEqual(len(c.diagnostics(uri, version)), 1)
+            samples.append(c.rss_kib())
+        self.assertEqual(version, 10001)
+        # After warm-up (the first bursts), what is held stays what it was:
+        # no growth with the number of edits or of analyses.
+        warm = samples[4]
+        self.assertLess(max(samples[5:]) - warm, max(16 * 1024, warm // 10),
+                        "resident memory (KiB) per 500 edits: %s" % samples)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

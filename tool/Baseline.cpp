@@ -5,8 +5,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-using namespace clang::tidy;
-
 namespace dmalint::tool {
 
 static constexpr int64_t BaselineVersion = 1;
@@ -39,9 +37,9 @@ llvm::Expected<Baseline> readBaseline(llvm::StringRef Path) {
     return malformed(Path, "no \"findings\" array");
   Baseline Result;
   for (size_t I = 0; I < Findings->size(); ++I) {
-    const llvm::json::Object *Finding = (*Findings)[I].getAsObject();
+    const llvm::json::Object *Entry = (*Findings)[I].getAsObject();
     std::optional<llvm::StringRef> Fingerprint =
-        Finding ? Finding->getString("fingerprint") : std::nullopt;
+        Entry ? Entry->getString("fingerprint") : std::nullopt;
     if (!Fingerprint || Fingerprint->empty())
       return malformed(Path, "findings[" + llvm::Twine(I) +
                                  "] is not an object with a \"fingerprint\" string");
@@ -50,27 +48,22 @@ llvm::Expected<Baseline> readBaseline(llvm::StringRef Path) {
   return Result;
 }
 
-llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<ClangTidyError> Errors,
-                          llvm::ArrayRef<std::string> Fingerprints, SourceCache &Sources,
-                          const SourceRoot &Root) {
-  llvm::json::Array Findings;
-  for (size_t I = 0; I < Errors.size(); ++I) {
-    if (!isFinding(Errors[I]))
+llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<Finding> Findings) {
+  llvm::json::Array Entries;
+  for (const Finding &F : Findings) {
+    if (!F.isFinding())
       continue;
-    const ClangTidyError &E = Errors[I];
-    llvm::json::Object Finding{{"fingerprint", Fingerprints[I]},
-                               {"check", E.DiagnosticName},
-                               {"message", E.Message.Message}};
-    if (!E.Message.FilePath.empty()) {
-      std::string Absolute = absolutePath(E.Message.FilePath, E.BuildDirectory);
-      Finding["file"] = Root.portable(Absolute);
+    llvm::json::Object Entry{
+        {"fingerprint", F.Fingerprint}, {"check", F.Check}, {"message", F.Primary.Text}};
+    if (F.Primary.At) {
+      Entry["file"] = F.PortablePath;
       // For the reader only: matching never looks at the line.
-      Finding["line"] = Sources.resolve(Absolute, E.Message.FileOffset).Line;
+      Entry["line"] = F.Primary.At->Line;
     }
-    Findings.push_back(std::move(Finding));
+    Entries.push_back(std::move(Entry));
   }
   llvm::json::Object Document{
-      {"version", BaselineVersion}, {"tool", "dmalint"}, {"findings", std::move(Findings)}};
+      {"version", BaselineVersion}, {"tool", "dmalint"}, {"findings", std::move(Entries)}};
   return llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
     OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Document))) << "\n";
     return llvm::Error::success();

@@ -30,11 +30,9 @@ struct Baseline {
 /// wrong with it when it cannot be read or is not a dmalint baseline.
 llvm::Expected<Baseline> readBaseline(llvm::StringRef Path);
 
-/// Writes the findings of \p Errors (with their \p Fingerprints, same index)
-/// as a baseline file. \p Path "-" is stdout.
-llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
-                          llvm::ArrayRef<std::string> Fingerprints, SourceCache &Sources,
-                          const SourceRoot &Root);
+/// Writes the findings of \p Findings as a baseline file. \p Path "-" is
+/// stdout.
+llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<Finding> Findings);
 
 } // namespace dmalint::tool
 

@@ -1,6 +1,5 @@
 //===- Fixes.cpp - Which fixes a run makes; applying, exporting ----------===//
 #include "Fixes.h"
-#include "Diagnostics.h"
 #include "clang-tidy/ClangTidy.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -11,32 +10,6 @@ using namespace clang;
 using namespace clang::tidy;
 
 namespace dmalint::tool {
-
-const llvm::StringMap<tooling::Replacements> *chosenFix(const tooling::Diagnostic &Diagnostic) {
-  // tooling::selectFirstFix, spelled out so that the choice is visible where
-  // the plan depends on it.
-  if (!Diagnostic.Message.Fix.empty())
-    return &Diagnostic.Message.Fix;
-  for (const tooling::DiagnosticMessage &Note : Diagnostic.Notes)
-    if (!Note.Fix.empty())
-      return &Note.Fix;
-  return nullptr;
-}
-
-llvm::StringMap<tooling::Replacements> *chosenFix(tooling::Diagnostic &Diagnostic) {
-  return const_cast<llvm::StringMap<tooling::Replacements> *>(
-      chosenFix(static_cast<const tooling::Diagnostic &>(Diagnostic)));
-}
-
-bool insideTree(llvm::StringRef Path, llvm::StringRef Tree) {
-  if (Tree.empty())
-    return false;
-  if (!Path.starts_with(Tree))
-    return false;
-  // /work/project-other is not inside /work/project.
-  return Path.size() == Tree.size() || llvm::sys::path::is_separator(Path[Tree.size()]) ||
-         llvm::sys::path::is_separator(Tree.back());
-}
 
 std::string editableTree(llvm::StringRef DatabaseDirectory,
                          llvm::ArrayRef<std::string> SourceFiles) {
@@ -53,19 +26,17 @@ std::string editableTree(llvm::StringRef DatabaseDirectory,
   return Tree;
 }
 
-FixPlan planFixes(llvm::ArrayRef<ClangTidyError> Errors, llvm::StringRef EditableTree) {
+FixPlan planFixes(llvm::ArrayRef<const Finding *> Findings, llvm::StringRef EditableTree) {
   FixPlan Plan;
-  Plan.PerDiagnostic.resize(Errors.size());
-  for (size_t I = 0; I < Errors.size(); ++I) {
-    const ClangTidyError &E = Errors[I];
-    const llvm::StringMap<tooling::Replacements> *Fix = chosenFix(E);
-    if (!Fix || !isFinding(E))
+  Plan.PerFinding.resize(Findings.size());
+  for (size_t I = 0; I < Findings.size(); ++I) {
+    const Finding &F = *Findings[I];
+    if (F.Fix.empty() || !F.isFinding())
       continue;
     // Never a file outside the project (a system or vendored header).
     bool Outside = false;
-    for (const auto &FileAndReplacements : *Fix) {
-      std::string Path = normalisedPath(
-          absolutePath(FileAndReplacements.getKey(), E.BuildDirectory));
+    for (const FixEdit &Edit : F.Fix) {
+      std::string Path = Edit.Replacement.getFilePath().str();
       if (!insideTree(Path, EditableTree)) {
         Plan.OutsideTree.insert(Path);
         Outside = true;
@@ -75,36 +46,30 @@ FixPlan planFixes(llvm::ArrayRef<ClangTidyError> Errors, llvm::StringRef Editabl
       continue;
     // All of a finding's replacements go in, or none do.
     std::map<std::string, tooling::Replacements> Candidate = Plan.ByFile;
-    llvm::StringMap<tooling::Replacements> Own;
+    std::vector<tooling::Replacement> Own;
     bool Conflict = false;
-    for (const auto &FileAndReplacements : *Fix) {
-      for (const tooling::Replacement &R : FileAndReplacements.getValue()) {
-        std::string Path = absolutePath(R.getFilePath(), E.BuildDirectory);
-        tooling::Replacement Normalized(Path, R.getOffset(), R.getLength(), R.getReplacementText());
-        tooling::Replacements &Set = Candidate[Path];
-        // The same edit twice (one finding per template instantiation, or a
-        // header seen by several files) is one edit.
-        bool Duplicate =
-            llvm::any_of(Set, [&](const tooling::Replacement &Old) { return Old == Normalized; });
-        if (Duplicate)
-          continue;
-        if (llvm::Error Err = Set.add(Normalized)) {
-          llvm::consumeError(std::move(Err));
-          Conflict = true;
-          break;
-        }
-        // Cannot fail: Set accepted it, and Own is a subset of Set.
-        llvm::cantFail(Own[Path].add(Normalized));
-      }
-      if (Conflict)
+    for (const FixEdit &Edit : F.Fix) {
+      const tooling::Replacement &R = Edit.Replacement;
+      tooling::Replacements &Set = Candidate[R.getFilePath().str()];
+      // The same edit twice (one finding per template instantiation, or a
+      // header seen by several files) is one edit.
+      if (llvm::any_of(Set, [&](const tooling::Replacement &Old) { return Old == R; }))
+        continue;
+      if (llvm::Error Err = Set.add(R)) {
+        llvm::consumeError(std::move(Err));
+        Conflict = true;
         break;
+      }
+      Own.push_back(R);
     }
     if (Conflict) {
       ++Plan.Conflicts;
       continue;
     }
     Plan.ByFile = std::move(Candidate);
-    Plan.PerDiagnostic[I] = std::move(Own);
+    for (const FixEdit &Edit : F.Fix)
+      Plan.FindingsByFile[Edit.Replacement.getFilePath().str()].insert(I);
+    Plan.PerFinding[I] = std::move(Own);
     ++Plan.Applied;
   }
   // A finding whose only edits were duplicates may have left empty sets.
@@ -147,43 +112,52 @@ static llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Content
 FixOutcome applyFixes(const FixPlan &Plan) {
   FixOutcome Outcome;
   for (const auto &[Path, Replacements] : Plan.ByFile) {
-    auto Buffer = llvm::MemoryBuffer::getFile(Path);
-    if (!Buffer) {
-      Outcome.Failures.push_back(Path + ": " + Buffer.getError().message());
+    std::string Failure;
+    if (auto Buffer = llvm::MemoryBuffer::getFile(Path)) {
+      auto NewCode = tooling::applyAllReplacements((*Buffer)->getBuffer(), Replacements);
+      if (!NewCode)
+        Failure = llvm::toString(NewCode.takeError());
+      else if (llvm::Error Err = writeAtomically(Path, *NewCode))
+        Failure = llvm::toString(std::move(Err));
+    } else {
+      Failure = Buffer.getError().message();
+    }
+    if (Failure.empty()) {
+      ++Outcome.FilesWritten;
       continue;
     }
-    auto NewCode = tooling::applyAllReplacements((*Buffer)->getBuffer(), Replacements);
-    if (!NewCode) {
-      Outcome.Failures.push_back(Path + ": " + llvm::toString(NewCode.takeError()));
-      continue;
-    }
-    if (llvm::Error Err = writeAtomically(Path, *NewCode)) {
-      Outcome.Failures.push_back(Path + ": " + llvm::toString(std::move(Err)));
-      continue;
-    }
-    ++Outcome.FilesWritten;
+    Outcome.Failures.push_back(Path + ": " + Failure);
+    auto Affected = Plan.FindingsByFile.find(Path);
+    if (Affected != Plan.FindingsByFile.end())
+      Outcome.FindingsNotApplied.insert(Affected->second.begin(), Affected->second.end());
   }
   return Outcome;
 }
 
-llvm::Error exportFixes(llvm::StringRef Path, llvm::ArrayRef<ClangTidyError> Errors,
+llvm::Error exportFixes(llvm::StringRef Path, llvm::ArrayRef<const Finding *> Findings,
                         const FixPlan &Plan) {
-  std::vector<ClangTidyError> Exported;
-  for (size_t I = 0; I < Errors.size(); ++I) {
-    if (!isFinding(Errors[I]))
-      continue;
-    ClangTidyError E = Errors[I];
-    // The planned edits replace the fix clang-apply-replacements would pick
-    // (so that it picks exactly them); with none planned, no fix is left for
-    // it to pick, in the message or in a later note.
-    llvm::StringMap<tooling::Replacements> *Chosen = chosenFix(E);
-    if (Chosen && !Plan.PerDiagnostic[I].empty()) {
-      *Chosen = Plan.PerDiagnostic[I];
-    } else {
-      E.Message.Fix.clear();
-      for (tooling::DiagnosticMessage &Note : E.Notes)
-        Note.Fix.clear();
+  auto Message = [](const FindingMessage &M) {
+    tooling::DiagnosticMessage D(M.Text);
+    if (M.At) {
+      D.FilePath = M.At->Path;
+      D.FileOffset = M.At->Offset;
     }
+    return D;
+  };
+  std::vector<ClangTidyError> Exported;
+  for (size_t I = 0; I < Findings.size(); ++I) {
+    const Finding &F = *Findings[I];
+    if (!F.isFinding())
+      continue;
+    ClangTidyError E(F.Check, ClangTidyError::Warning, F.BuildDirectory, F.WarningAsError);
+    E.Message = Message(F.Primary);
+    for (const FindingMessage &Note : F.Notes)
+      E.Notes.push_back(Message(Note));
+    // Exactly the planned edits, on the message (where
+    // clang-apply-replacements looks first); with none planned, no fix is
+    // left for it to pick.
+    for (const tooling::Replacement &R : Plan.PerFinding[I])
+      llvm::cantFail(E.Message.Fix[R.getFilePath()].add(R));
     Exported.push_back(std::move(E));
   }
   return llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {

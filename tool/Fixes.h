@@ -8,9 +8,8 @@
 #ifndef DMALINT_TOOL_FIXES_H
 #define DMALINT_TOOL_FIXES_H
 
-#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "Findings.h"
 #include "clang/Tooling/Core/Replacement.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include <map>
 #include <set>
@@ -19,23 +18,19 @@
 
 namespace dmalint::tool {
 
-/// The fix of a diagnostic that clang-tidy and clang-apply-replacements
-/// apply: the message's own, or else the first note's that has one.
-const llvm::StringMap<clang::tooling::Replacements> *
-chosenFix(const clang::tooling::Diagnostic &Diagnostic);
-llvm::StringMap<clang::tooling::Replacements> *chosenFix(clang::tooling::Diagnostic &Diagnostic);
-
 /// The edits of a run. Findings are taken in order; a finding's edits go in
 /// all together or not at all (when one overlaps an edit already taken), and
 /// an edit already taken (the same finding seen through two translation
 /// units, or two findings asking for the same change) is made once.
 struct FixPlan {
-  /// Per diagnostic (same index as the input): the edits it contributes, by
-  /// absolute file path; empty when it has no fix, only repeats edits
-  /// already taken, or conflicts.
-  std::vector<llvm::StringMap<clang::tooling::Replacements>> PerDiagnostic;
+  /// Per finding (same index as the input): the edits it contributes;
+  /// empty when it has no fix, only repeats edits already taken, or
+  /// conflicts.
+  std::vector<std::vector<clang::tooling::Replacement>> PerFinding;
   /// Every edit, by absolute file path.
   std::map<std::string, clang::tooling::Replacements> ByFile;
+  /// Per file of ByFile: the findings (indices) whose edits it holds.
+  std::map<std::string, std::set<size_t>> FindingsByFile;
   unsigned Applied = 0;   ///< Findings whose fixes are taken.
   unsigned Conflicts = 0; ///< Findings whose fixes overlapped another's.
   /// Files outside the editable tree that findings wanted to edit (absolute
@@ -50,29 +45,26 @@ struct FixPlan {
 std::string editableTree(llvm::StringRef DatabaseDirectory,
                          llvm::ArrayRef<std::string> SourceFiles);
 
-/// True when \p Path (absolute, normalised) lies inside \p Tree.
-bool insideTree(llvm::StringRef Path, llvm::StringRef Tree);
-
-/// Plans the fixes of the findings of \p Errors (compiler errors and remarks
-/// have none). A finding with an edit outside \p EditableTree contributes
-/// none of its edits.
-FixPlan planFixes(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
-                  llvm::StringRef EditableTree);
+/// Plans the fixes of the findings of \p Findings (errors and remarks have
+/// none). A finding with an edit outside \p EditableTree contributes none of
+/// its edits.
+FixPlan planFixes(llvm::ArrayRef<const Finding *> Findings, llvm::StringRef EditableTree);
 
 struct FixOutcome {
   unsigned FilesWritten = 0;
-  std::vector<std::string> Failures; ///< Files that could not be written.
+  std::vector<std::string> Failures; ///< Files that could not be written, and why.
+  std::set<size_t> FindingsNotApplied; ///< Findings with an edit in a file not written.
 };
 
 /// Writes the planned edits. Each file is replaced atomically and keeps its
 /// permissions.
 FixOutcome applyFixes(const FixPlan &Plan);
 
-/// Writes the findings of \p Errors, with their notes, in the YAML of
+/// Writes the findings of \p Findings, with their notes, in the YAML of
 /// `clang-tidy --export-fixes` (clang's own serialisation), each carrying the
 /// edits the plan gives it, so that clang-apply-replacements makes exactly the
 /// edits `--fix` makes. \p Path "-" is stdout.
-llvm::Error exportFixes(llvm::StringRef Path, llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
+llvm::Error exportFixes(llvm::StringRef Path, llvm::ArrayRef<const Finding *> Findings,
                         const FixPlan &Plan);
 
 } // namespace dmalint::tool

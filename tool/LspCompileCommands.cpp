@@ -1,7 +1,6 @@
 //===- LspCompileCommands.cpp - Compile commands found as clangd finds them ===//
 #include "LspCompileCommands.h"
-#include "Driver.h"
-#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "CompileCommands.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -37,22 +36,6 @@ private:
   std::string Directory;
   std::vector<std::string> Flags;
 };
-
-/// Reads the database file \p Path: a JSON database (with commands inferred
-/// for the files it does not list) or compile_flags.txt.
-std::unique_ptr<tooling::CompilationDatabase> readDatabase(llvm::StringRef Path,
-                                                           std::string &Error) {
-  std::unique_ptr<tooling::CompilationDatabase> Base;
-  if (llvm::sys::path::filename(Path) == CompileFlagsTxt) {
-    Base = tooling::FixedCompilationDatabase::loadFromFile(Path, Error);
-  } else if (auto Json = tooling::JSONCompilationDatabase::loadFromFile(
-                 Path, Error, tooling::JSONCommandLineSyntax::AutoDetect)) {
-    Base = tooling::inferMissingCompileCommands(std::move(Json));
-  }
-  if (!Base)
-    return nullptr;
-  return tool::withDriverAdjustments(std::move(Base));
-}
 
 } // namespace
 
@@ -94,9 +77,18 @@ const CompileCommandFinder::CachedDatabase *CompileCommandFinder::load(const std
   Entry.Modified = Status.getLastModificationTime();
   Entry.Size = Status.getSize();
   Entry.Error.clear();
-  Entry.Database = readDatabase(File, Entry.Error);
-  if (!Entry.Database && Entry.Error.empty())
-    Entry.Error = "it could not be read";
+  Entry.Database.reset();
+  Entry.Rejected.clear();
+  Entry.RejectedFiles.clear();
+  llvm::Expected<tool::LoadedCompilations> Loaded = tool::loadDatabaseFile(File);
+  if (!Loaded) {
+    Entry.Error = llvm::toString(Loaded.takeError());
+    return &Entry;
+  }
+  Entry.Database = std::move(Loaded->Database);
+  for (tool::RejectedEntry &Rejected : Loaded->Rejected)
+    Entry.Rejected.push_back(Rejected.DatabaseFile + ": " + Rejected.Problem);
+  Entry.RejectedFiles = std::move(Loaded->RejectedFiles);
   return &Entry;
 }
 
@@ -148,16 +140,26 @@ FoundCommand CompileCommandFinder::commandFor(llvm::StringRef File) {
       continue;
     // The nearest database is the project's, even when it is broken.
     if (!Entry->Database)
-      return fallback(File, "cannot read the compilation database " + Candidate + ": " +
-                                Entry->Error);
-    std::vector<tooling::CompileCommand> Commands = Entry->Database->getCompileCommands(File);
-    if (Commands.empty())
-      return fallback(File, "the compilation database " + Candidate + " lists no files");
+      return fallback(File, Entry->Error);
     FoundCommand Found;
+    Found.Source.DatabaseFile = Candidate;
+    Found.RejectedEntries = Entry->Rejected;
+    if (Entry->RejectedFiles.contains(File)) {
+      // As the standalone: never analysed with another file's command.
+      Found.Source.How = CommandSource::Rejected;
+      Found.Source.Problem = "its entry in " + Candidate + " is unusable";
+      return Found;
+    }
+    std::vector<tooling::CompileCommand> Commands = Entry->Database->getCompileCommands(File);
+    if (Commands.empty()) {
+      FoundCommand Fallback =
+          fallback(File, "the compilation database " + Candidate + " lists no usable files");
+      Fallback.RejectedEntries = std::move(Found.RejectedEntries);
+      return Fallback;
+    }
     Found.Database = Entry->Database;
     Found.Source.How =
         Commands.front().Heuristic.empty() ? CommandSource::Database : CommandSource::Interpolated;
-    Found.Source.DatabaseFile = Candidate;
     return Found;
   }
   return fallback(File, "no compile_commands.json, build/compile_commands.json or "

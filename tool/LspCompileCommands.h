@@ -1,6 +1,7 @@
 //===- LspCompileCommands.h - Compile commands found as clangd finds them -*- C++ -*-===//
 //
-// For a file the editor opens: the compilation database of the nearest
+// For a file the editor opens: the compilation database (read as strictly as
+// the standalone reads it, CompileCommands.h) of the nearest
 // directory, going up from the file's, that holds compile_commands.json,
 // build/compile_commands.json or compile_flags.txt (clangd's search), or the
 // one of --compile-commands-dir. A file the database does not list (a header,
@@ -15,6 +16,7 @@
 #define DMALINT_TOOL_LSPCOMPILECOMMANDS_H
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Chrono.h"
 #include <map>
 #include <memory>
@@ -30,17 +32,22 @@ struct CommandSource {
     Database,     ///< Listed in a compilation database.
     Interpolated, ///< Borrowed from the closest file of a database.
     Fallback,     ///< No database: the fallback flags.
+    Rejected,     ///< The database's entries for the file are unusable: no command.
   } How = Fallback;
   /// The database file (empty for a fallback).
   std::string DatabaseFile;
-  /// Why there is no database, or why it could not be read (for a fallback).
+  /// Why there is no database or no command (a fallback, a rejected file).
   std::string Problem;
 };
 
 /// A file's command, ready to run (dmalint's adjustments applied).
 struct FoundCommand {
+  /// Null for a rejected file, which is not analysed.
   std::shared_ptr<const clang::tooling::CompilationDatabase> Database;
   CommandSource Source;
+  /// The database's entries that were left out, and why (as the standalone
+  /// reports them).
+  std::vector<std::string> RejectedEntries;
 };
 
 class CompileCommandFinder {
@@ -68,6 +75,8 @@ private:
     uint64_t Size = 0;
     std::shared_ptr<const clang::tooling::CompilationDatabase> Database;
     std::string Error; ///< Why it could not be read.
+    std::vector<std::string> Rejected;
+    llvm::StringSet<> RejectedFiles;
   };
   /// The database in \p File, read again if it changed; null when \p File
   /// does not exist.

@@ -1,245 +1,169 @@
 //===- LspFindings.cpp - Findings as LSP diagnostics and quick fixes ------===//
 #include "LspFindings.h"
-#include "Diagnostics.h"
-#include "Fixes.h"
 #include "Rules.h"
 #include "clang/Basic/CharInfo.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include <set>
+#include "llvm/ADT/StringExtras.h"
 
-using namespace clang;
-using namespace clang::tidy;
 namespace json = llvm::json;
+using dmalint::tool::Finding;
+using dmalint::tool::FindingKind;
+using dmalint::tool::FindingMessage;
+using dmalint::tool::SourcePosition;
 
 namespace dmalint::lsp {
 
-SnapshotTexts::SnapshotTexts(std::map<std::string, DocumentSnapshot> Open)
-    : Open(std::move(Open)) {}
-
-const LineTable *SnapshotTexts::lines(const std::string &Path) {
-  auto It = Files.find(Path);
-  if (It != Files.end())
-    return It->second.Lines.get();
-  Loaded &L = Files[Path];
-  if (const DocumentSnapshot *D = document(Path)) {
-    L.Lines = std::make_unique<LineTable>(D->Text);
-  } else if (auto Buffer = llvm::MemoryBuffer::getFile(Path)) {
-    L.Text = (*Buffer)->getBuffer().str();
-    L.Lines = std::make_unique<LineTable>(L.Text);
-  }
-  return L.Lines.get();
-}
-
-llvm::StringRef SnapshotTexts::text(const std::string &Path) {
-  if (const DocumentSnapshot *D = document(Path))
-    return D->Text;
-  lines(Path); // Loads it.
-  return Files[Path].Text;
-}
-
-const DocumentSnapshot *SnapshotTexts::document(const std::string &Path) const {
-  auto It = Open.find(Path);
-  return It == Open.end() ? nullptr : &It->second;
-}
-
-std::string SnapshotTexts::uri(const std::string &Path) const {
-  if (const DocumentSnapshot *D = document(Path))
-    return D->Uri;
-  return uriFromPath(Path);
-}
-
 namespace {
 
-/// Renders the locations of one translation unit's findings.
+/// The LSP position of a resolved position, \p ByteColumn (1-based) on its
+/// line.
+Position positionOf(const SourcePosition &At, unsigned ByteColumn, PositionEncoding Encoding) {
+  llvm::StringRef Before = llvm::StringRef(At.LineText).take_front(ByteColumn - 1);
+  return Position{static_cast<int64_t>(At.Line) - 1,
+                  static_cast<int64_t>(measureUnits(Before, Encoding))};
+}
+
+/// Renders one analysis' findings.
 class Renderer {
 public:
-  Renderer(SnapshotTexts &Texts, const RenderOptions &Options) : Texts(Texts), Options(Options) {}
+  Renderer(const Snapshot &Open, tool::SourceCache &Sources, const RenderOptions &Options)
+      : Open(Open), Sources(Sources), Options(Options) {}
 
-  /// The range of the token a diagnostic points at: identifier characters,
-  /// or one character (as the SARIF writer's region).
-  std::optional<Range> tokenRange(const std::string &Path, unsigned Offset) {
-    const LineTable *Lines = Texts.lines(Path);
-    if (!Lines)
-      return std::nullopt;
-    Position Start = Lines->position(Offset, Options.Encoding);
-    llvm::StringRef Line = Lines->line(Start.Line);
-    size_t Column = bytesForUnits(Line, Start.Character, Options.Encoding);
-    llvm::StringRef Rest = Line.drop_front(Column);
-    size_t Token = Rest.empty() ? 0 : 1;
-    if (!Rest.empty() && isAsciiIdentifierContinue(Rest.front()))
-      Token = std::min(Rest.find_if_not([](char C) { return isAsciiIdentifierContinue(C); }),
-                       Rest.size());
-    return Range{Start, Lines->position(Offset + Token, Options.Encoding)};
+  std::string uri(const std::string &Path) const {
+    auto It = Open.find(Path);
+    return It == Open.end() ? uriFromPath(Path) : It->second.Uri;
   }
 
-  std::optional<Range> byteRange(const std::string &Path, unsigned Offset, unsigned Length) {
-    const LineTable *Lines = Texts.lines(Path);
-    if (!Lines)
+  /// The token a message points at, as the SARIF writer's region.
+  std::optional<Range> tokenRange(const FindingMessage &M) const {
+    if (!M.At || !M.At->resolved())
       return std::nullopt;
-    return Range{Lines->position(Offset, Options.Encoding),
-                 Lines->position(Offset + Length, Options.Encoding)};
+    size_t EndBytes = bytesForUnits(M.At->LineText, M.EndUtf16Column - 1, PositionEncoding::UTF16);
+    return Range{positionOf(*M.At, M.At->Column, Options.Encoding),
+                 positionOf(*M.At, EndBytes + 1, Options.Encoding)};
   }
 
   /// A note as relatedInformation; a note without a place of its own points
-  /// at the diagnostic.
-  json::Object related(const tooling::DiagnosticMessage &Note, const std::string &BuildDirectory,
-                       const json::Object &Fallback) {
+  /// at the finding.
+  json::Object related(const FindingMessage &Note, const json::Object &Fallback) const {
     json::Object Location = Fallback;
-    if (!Note.FilePath.empty()) {
-      std::string Path = tool::absolutePath(Note.FilePath, BuildDirectory);
-      if (std::optional<Range> R = tokenRange(Path, Note.FileOffset))
-        Location = json::Object{{"uri", Texts.uri(Path)}, {"range", *R}};
-    }
-    return json::Object{{"location", std::move(Location)}, {"message", jsonText(Note.Message)}};
+    if (std::optional<Range> R = tokenRange(Note))
+      Location = json::Object{{"uri", uri(Note.At->Path)}, {"range", *R}};
+    return json::Object{{"location", std::move(Location)}, {"message", jsonText(Note.Text)}};
   }
 
-  /// The WorkspaceEdit of one fix-it (replacements by file).
-  std::optional<json::Object> workspaceEdit(const llvm::StringMap<tooling::Replacements> &Fix,
-                                            const std::string &BuildDirectory) {
+  /// The fix-it of \p F as a WorkspaceEdit, or nothing when it has none (or
+  /// an edit in a file that could not be read).
+  std::optional<QuickFix> quickFix(const Finding &F) const {
+    if (F.Fix.empty())
+      return std::nullopt;
     std::map<std::string, json::Array> EditsByPath;
-    for (const auto &FileAndReplacements : Fix) {
-      for (const tooling::Replacement &R : FileAndReplacements.getValue()) {
-        std::string Path = tool::absolutePath(R.getFilePath(), BuildDirectory);
-        std::optional<Range> Replaced = byteRange(Path, R.getOffset(), R.getLength());
-        if (!Replaced)
-          return std::nullopt; // A file that cannot be read: no half fix.
-        EditsByPath[Path].push_back(
-            json::Object{{"range", *Replaced}, {"newText", jsonText(R.getReplacementText())}});
-      }
-    }
-    if (Options.DocumentChanges) {
-      json::Array Changes;
-      for (auto &[Path, Edits] : EditsByPath) {
-        const DocumentSnapshot *D = Texts.document(Path);
-        json::Value Version = D ? json::Value(D->Version) : json::Value(nullptr);
-        Changes.push_back(json::Object{
-            {"textDocument", json::Object{{"uri", Texts.uri(Path)}, {"version", Version}}},
-            {"edits", std::move(Edits)}});
-      }
-      return json::Object{{"documentChanges", std::move(Changes)}};
-    }
-    json::Object Changes;
-    for (auto &[Path, Edits] : EditsByPath)
-      Changes[Texts.uri(Path)] = std::move(Edits);
-    return json::Object{{"changes", std::move(Changes)}};
-  }
-
-private:
-  SnapshotTexts &Texts;
-  const RenderOptions &Options;
-};
-
-/// \p Text as a title shows it: whitespace runs as one space, at most 40
-/// characters.
-std::string shown(llvm::StringRef Text) {
-  std::string Out;
-  for (char C : Text) {
-    if (isWhitespace(C)) {
-      if (!Out.empty() && Out.back() != ' ')
-        Out += ' ';
-    } else {
-      Out += C;
-    }
-  }
-  llvm::StringRef Trimmed = llvm::StringRef(Out).trim();
-  if (Trimmed.size() > 40)
-    return Trimmed.take_front(37).str() + "...";
-  return Trimmed.str();
-}
-
-/// A title that says what a fix-it does: "change 'a' to 'b'", "insert
-/// 'x'", "remove 'y'", each edit of the fix in order.
-std::string fixTitle(const llvm::StringMap<tooling::Replacements> &Fix, SnapshotTexts &Texts,
-                     const std::string &BuildDirectory) {
-  std::vector<std::string> Parts;
-  for (const auto &FileAndReplacements : Fix) {
-    for (const tooling::Replacement &R : FileAndReplacements.getValue()) {
-      std::string Path = tool::absolutePath(R.getFilePath(), BuildDirectory);
-      llvm::StringRef Old = Texts.text(Path).substr(R.getOffset(), R.getLength());
-      llvm::StringRef New = R.getReplacementText();
-      if (!R.getLength())
+    std::vector<std::string> Parts;
+    for (const tool::FixEdit &E : F.Fix) {
+      if (!E.Start.resolved() || !E.End.resolved())
+        return std::nullopt;
+      const std::string &Path = E.Start.Path;
+      Range Replaced{positionOf(E.Start, E.Start.Column, Options.Encoding),
+                     positionOf(E.End, E.End.Column, Options.Encoding)};
+      llvm::StringRef New = E.Replacement.getReplacementText();
+      EditsByPath[Path].push_back(json::Object{{"range", Replaced}, {"newText", jsonText(New)}});
+      llvm::StringRef Old = llvm::StringRef(Sources.text(Path))
+                                .substr(E.Replacement.getOffset(), E.Replacement.getLength());
+      if (Old.empty())
         Parts.push_back("insert '" + shown(New) + "'");
       else if (New.empty())
         Parts.push_back("remove '" + shown(Old) + "'");
       else
         Parts.push_back("change '" + shown(Old) + "' to '" + shown(New) + "'");
     }
+    QuickFix Fix;
+    Fix.Title = "dmalint: " + llvm::join(Parts, ", ");
+    if (Options.DocumentChanges) {
+      json::Array Changes;
+      for (auto &[Path, Edits] : EditsByPath) {
+        auto It = Open.find(Path);
+        json::Value Version = It == Open.end() ? json::Value(nullptr) : It->second.Version;
+        Changes.push_back(json::Object{
+            {"textDocument", json::Object{{"uri", uri(Path)}, {"version", std::move(Version)}}},
+            {"edits", std::move(Edits)}});
+      }
+      Fix.Edit = json::Object{{"documentChanges", std::move(Changes)}};
+    } else {
+      json::Object Changes;
+      for (auto &[Path, Edits] : EditsByPath)
+        Changes[uri(Path)] = std::move(Edits);
+      Fix.Edit = json::Object{{"changes", std::move(Changes)}};
+    }
+    return Fix;
   }
-  std::string Title = "dmalint: ";
-  for (size_t I = 0; I < Parts.size(); ++I)
-    Title += (I ? ", " : "") + Parts[I];
-  return Title;
-}
+
+private:
+  /// \p Text as a title shows it: whitespace runs as one space, at most 40
+  /// characters.
+  static std::string shown(llvm::StringRef Text) {
+    std::string Out;
+    for (char C : Text) {
+      if (!clang::isWhitespace(C))
+        Out += C;
+      else if (!Out.empty() && Out.back() != ' ')
+        Out += ' ';
+    }
+    llvm::StringRef Trimmed = llvm::StringRef(Out).trim();
+    return Trimmed.size() > 40 ? Trimmed.take_front(37).str() + "..." : Trimmed.str();
+  }
+
+  const Snapshot &Open;
+  tool::SourceCache &Sources;
+  const RenderOptions &Options;
+};
 
 } // namespace
 
-std::string textLocation(const tooling::DiagnosticMessage &Message,
-                         const std::string &BuildDirectory, SnapshotTexts &Texts) {
-  if (Message.FilePath.empty())
+std::string textLocation(const FindingMessage &Message) {
+  if (!Message.At)
     return "";
-  std::string Path = tool::absolutePath(Message.FilePath, BuildDirectory);
-  std::string Where = Path + ":";
-  if (const LineTable *Lines = Texts.lines(Path)) {
-    Position At = Lines->position(Message.FileOffset, PositionEncoding::UTF8);
-    Where += std::to_string(At.Line + 1) + ":" + std::to_string(At.Character + 1) + ":";
-  }
+  std::string Where = Message.At->Path + ":";
+  if (Message.At->resolved())
+    Where += std::to_string(Message.At->Line) + ":" + std::to_string(Message.At->Column) + ":";
   return Where + " ";
 }
 
-std::vector<RenderedFinding> renderFindings(llvm::ArrayRef<ClangTidyError> Errors,
-                                            const std::string &MainPath, SnapshotTexts &Texts,
+std::vector<RenderedFinding> renderFindings(llvm::ArrayRef<Finding> Findings,
+                                            const std::string &MainPath, const Snapshot &Open,
+                                            tool::SourceCache &Sources,
                                             const RenderOptions &Options) {
-  Renderer R(Texts, Options);
+  Renderer R(Open, Sources, Options);
   std::vector<RenderedFinding> Rendered;
-  for (const ClangTidyError &E : Errors) {
-    if (tool::isCompilerError(E) || E.Message.FilePath.empty() ||
-        tool::absolutePath(E.Message.FilePath, E.BuildDirectory) != MainPath)
+  for (const Finding &F : Findings) {
+    if ((F.Kind != FindingKind::Finding && F.Kind != FindingKind::Remark) || !F.Primary.At ||
+        F.Primary.At->Path != MainPath)
       continue;
-    std::optional<Range> Where = R.tokenRange(MainPath, E.Message.FileOffset);
+    std::optional<Range> Where = R.tokenRange(F.Primary);
     if (!Where)
       continue;
-    json::Object Location{{"uri", Texts.uri(MainPath)}, {"range", *Where}};
-    bool IsRemark = E.DiagLevel == ClangTidyError::Remark;
-    std::string Message = E.Message.Message;
+    json::Object Location{{"uri", R.uri(MainPath)}, {"range", *Where}};
+    std::string Message = F.Primary.Text;
     json::Array Related;
-    for (const tooling::DiagnosticMessage &Note : E.Notes) {
-      json::Object Info = R.related(Note, E.BuildDirectory, Location);
-      if (Options.RelatedInformation) {
-        Related.push_back(std::move(Info));
-        continue;
-      }
-      // Without relatedInformation, the notes read as the text writer prints them.
-      Message += "\n\n" + textLocation(Note, E.BuildDirectory, Texts) + "note: " + Note.Message;
+    for (const FindingMessage &Note : F.Notes) {
+      if (Options.RelatedInformation)
+        Related.push_back(R.related(Note, Location));
+      else // The notes as the text writer prints them.
+        Message += "\n\n" + textLocation(Note) + "note: " + Note.Text;
     }
+    bool IsRemark = F.Kind == FindingKind::Remark;
     json::Object Diagnostic{
         {"range", *Where},
-        {"severity", E.IsWarningAsError ? 1 : IsRemark ? 3 : 2},
-        {"code", E.DiagnosticName},
+        {"severity", F.WarningAsError ? 1 : IsRemark ? 3 : 2},
+        {"code", F.Check},
         {"source", "dmalint"},
         {"message", jsonText(Message)},
     };
-    if (llvm::StringRef(E.DiagnosticName).starts_with("dma-"))
+    if (llvm::StringRef(F.Check).starts_with("dma-"))
       Diagnostic["codeDescription"] =
-          json::Object{{"href", tool::checkDocUrl(Options.CheckDocUrl, E.DiagnosticName)}};
+          json::Object{{"href", tool::checkDocUrl(Options.CheckDocUrl, F.Check)}};
     if (!Related.empty())
       Diagnostic["relatedInformation"] = std::move(Related);
-
-    RenderedFinding Finding;
-    Finding.Where = *Where;
-    Finding.Diagnostic = std::move(Diagnostic);
-    // The fix clang-tidy applies first, then the other notes' fixes.
-    std::vector<const llvm::StringMap<tooling::Replacements> *> Fixes;
-    if (const auto *Chosen = tool::chosenFix(E))
-      Fixes.push_back(Chosen);
-    for (const tooling::DiagnosticMessage &Note : E.Notes)
-      if (!Note.Fix.empty() && !llvm::is_contained(Fixes, &Note.Fix))
-        Fixes.push_back(&Note.Fix);
-    if (!IsRemark) {
-      for (const auto *Fix : Fixes)
-        if (std::optional<json::Object> Edit = R.workspaceEdit(*Fix, E.BuildDirectory))
-          Finding.Fixes.push_back({fixTitle(*Fix, Texts, E.BuildDirectory), std::move(*Edit)});
-    }
-    Rendered.push_back(std::move(Finding));
+    Rendered.push_back(
+        {*Where, std::move(Diagnostic), IsRemark ? std::nullopt : R.quickFix(F)});
   }
   return Rendered;
 }
@@ -247,17 +171,17 @@ std::vector<RenderedFinding> renderFindings(llvm::ArrayRef<ClangTidyError> Error
 json::Array codeActions(llvm::ArrayRef<RenderedFinding> Findings, const Range &Where) {
   json::Array Actions;
   for (const RenderedFinding &F : Findings) {
-    if (!F.Where.touches(Where))
+    if (!F.Fix || !F.Where.touches(Where))
       continue;
-    for (const QuickFix &Fix : F.Fixes) {
-      Actions.push_back(json::Object{
-          {"title", Fix.Title},
-          {"kind", "quickfix"},
-          {"diagnostics", json::Array{json::Value(json::Object(F.Diagnostic))}},
-          {"isPreferred", F.Fixes.size() == 1},
-          {"edit", json::Object(Fix.Edit)},
-      });
-    }
+    // One fix per finding: the preferred one, which an editor may apply with
+    // a single key ("fix all" and the like).
+    Actions.push_back(json::Object{
+        {"title", F.Fix->Title},
+        {"kind", "quickfix"},
+        {"diagnostics", json::Array{json::Value(json::Object(F.Diagnostic))}},
+        {"isPreferred", true},
+        {"edit", json::Object(F.Fix->Edit)},
+    });
   }
   return Actions;
 }

@@ -1,12 +1,13 @@
 //===- LspServer.cpp - dmalint --lsp: findings in the editor as you type --===//
 #include "LspServer.h"
-#include "Diagnostics.h"
-#include "Driver.h"
+#include "Findings.h"
 #include "LspCompileCommands.h"
 #include "LspDocuments.h"
 #include "LspFindings.h"
 #include "LspPreamble.h"
 #include "LspTransport.h"
+#include "Paths.h"
+#include "Run.h"
 #include "clang/Basic/Stack.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -226,8 +227,7 @@ private:
     Range Where;
   };
   std::vector<PendingCodeAction> PendingCodeActions;
-  std::set<std::string> ToldNoDatabase; ///< Files whose fallback was shown.
-  std::set<std::string> ToldConfigErrors;
+  std::set<std::string> ToldOnce; ///< What showMessage said, not to say again.
 };
 
 void Server::reply(const json::Value &Id, json::Value Result) {
@@ -500,8 +500,10 @@ void Server::applySettings(const json::Value &Value, llvm::StringRef From) {
     else
       Options.Overrides.Checks = *S.Checks;
   }
-  if (S.FallbackFlags)
-    ToldNoDatabase.clear(); // The flags named in the message changed.
+  if (S.FallbackFlags) { // The flags named in the fallback messages changed.
+    for (auto It = ToldOnce.begin(); It != ToldOnce.end();)
+      It = llvm::StringRef(*It).starts_with("fallback ") ? ToldOnce.erase(It) : std::next(It);
+  }
 }
 
 void Server::schedule(const std::string &Uri, Clock::duration Delay) {
@@ -638,17 +640,14 @@ void Server::work() {
   }
 }
 
-/// The number of compiler errors, and the first, in \p Errors.
-std::pair<unsigned, const tidy::ClangTidyError *>
-compilerErrors(llvm::ArrayRef<tidy::ClangTidyError> Errors, bool Configuration) {
+/// The number of findings of \p Kind in \p Findings, and the first.
+std::pair<unsigned, const tool::Finding *> count(llvm::ArrayRef<tool::Finding> Findings,
+                                                 tool::FindingKind Kind) {
   unsigned Count = 0;
-  const tidy::ClangTidyError *First = nullptr;
-  for (const tidy::ClangTidyError &E : Errors) {
-    if (!tool::isCompilerError(E) || (E.DiagnosticName == "clang-tidy-config") != Configuration)
-      continue;
-    if (!Count++)
-      First = &E;
-  }
+  const tool::Finding *First = nullptr;
+  for (const tool::Finding &F : Findings)
+    if (F.Kind == Kind && !Count++)
+      First = &F;
   return {Count, First};
 }
 
@@ -657,12 +656,12 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
   if (!D)
     return;
   // What the analysis reads: every open document as it is now.
-  std::map<std::string, DocumentSnapshot> Snapshot;
-  for (const std::string &Open : Documents.uris()) {
-    const Document *O = Documents.find(Open);
-    Snapshot[O->Path] = DocumentSnapshot{O->Uri, O->Version, O->Text};
+  Snapshot Open;
+  for (const std::string &Other : Documents.uris()) {
+    const Document *O = Documents.find(Other);
+    Open[tool::normalisedPath(O->Path)] = DocumentSnapshot{O->Uri, O->Version, O->Text};
   }
-  const std::string Path = D->Path;
+  const std::string Path = tool::normalisedPath(D->Path);
   const int64_t Version = D->Version;
   const tidy::ClangTidyOptions Overrides = Options.Overrides;
   const RenderOptions Rendering = Render;
@@ -672,11 +671,14 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
   auto Started = Clock::now();
   FoundCommand Command = Commands.commandFor(Path);
   auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  for (const auto &[OpenPath, Open] : Snapshot) {
+  tool::SourceCache Sources; // The findings are resolved against what was read.
+  for (const auto &[OpenPath, Document] : Open) {
     // The time stamp is the text's hash: a preamble that read this buffer
     // is used again only while it holds the same text.
-    time_t Stamp = static_cast<time_t>(llvm::hash_value(Open.Text) & 0x3fffffff);
-    Memory->addFile(OpenPath, Stamp, llvm::MemoryBuffer::getMemBufferCopy(Open.Text, OpenPath));
+    time_t Stamp = static_cast<time_t>(llvm::hash_value(Document.Text) & 0x3fffffff);
+    Memory->addFile(OpenPath, Stamp,
+                    llvm::MemoryBuffer::getMemBufferCopy(Document.Text, OpenPath));
+    Sources.setText(OpenPath, Document.Text);
   }
   tool::RunHooks Hooks;
   Hooks.Overlay = Memory;
@@ -686,34 +688,48 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
                                   std::shared_ptr<PCHContainerOperations> PCH) {
       Preamble = Preambles.prepare(Invocation, Files, std::move(PCH));
     };
-  std::vector<tidy::ClangTidyError> Errors;
-  llvm::CrashRecoveryContext Recovery;
-  bool Survived = Recovery.RunSafely(
-      [&] { Errors = tool::runChecksOnFile(*Command.Database, Path, Overrides, Hooks); });
-  SnapshotTexts Texts(std::move(Snapshot));
-  std::vector<RenderedFinding> Findings =
-      Survived ? renderFindings(Errors, Path, Texts, Rendering) : std::vector<RenderedFinding>();
+  std::vector<tool::TranslationUnitResult> Run(1);
+  bool Survived = true;
+  if (Command.Database) {
+    llvm::CrashRecoveryContext Recovery;
+    Survived = Recovery.RunSafely(
+        [&] { Run[0] = tool::runChecksOnFile(*Command.Database, Path, Overrides, Hooks); });
+  }
+  tool::SourceRoot Root(llvm::sys::path::parent_path(Path));
+  std::vector<tool::Finding> Findings =
+      Survived && Command.Database ? tool::resolveFindings(std::move(Run), Sources, Root)
+                                   : std::vector<tool::Finding>();
+  std::vector<RenderedFinding> Rendered =
+      renderFindings(Findings, Path, Open, Sources, Rendering);
   double Seconds = std::chrono::duration<double>(Clock::now() - Started).count();
 
   Lock.lock();
-  if (Command.Source.How == CommandSource::Fallback && ToldNoDatabase.insert(Path).second) {
-    std::vector<std::string> Flags = Commands.fallbackFlags();
+  // What needs saying once: no database, a database's unusable entries, a
+  // broken configuration, a crash.
+  if (Command.Source.How == CommandSource::Fallback && ToldOnce.insert("fallback " + Path).second)
     showMessage(MessageType::Warning,
                 "dmalint: no compile command for " + Path + " (" + Command.Source.Problem +
-                    "); analysing it with the fallback flags '" + commandText(Flags) +
+                    "); analysing it with the fallback flags '" +
+                    commandText(Commands.fallbackFlags()) +
                     "'. Generate compile_commands.json (cmake "
                     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON), or start dmalint with "
                     "--compile-commands-dir=DIR or with the flags after '--'.");
-  }
+  for (const std::string &Entry : Command.RejectedEntries)
+    if (ToldOnce.insert(Entry).second)
+      showMessage(MessageType::Warning, "dmalint: " + Entry);
+  if (Command.Source.How == CommandSource::Rejected &&
+      ToldOnce.insert("rejected " + Path).second)
+    showMessage(MessageType::Error, "dmalint: not analysing " + Path + ": " +
+                                        Command.Source.Problem + " (see above)");
   if (!Survived)
     showMessage(MessageType::Error,
                 "dmalint: the analysis of " + Path + " crashed; no finding is shown for it");
-  auto [ConfigErrors, FirstConfigError] = compilerErrors(Errors, /*Configuration=*/true);
-  if (ConfigErrors && ToldConfigErrors.insert(FirstConfigError->Message.Message).second)
+  auto [ConfigErrors, FirstConfigError] = count(Findings, tool::FindingKind::ConfigurationError);
+  if (ConfigErrors && ToldOnce.insert(FirstConfigError->Primary.Text).second)
     showMessage(MessageType::Error, "dmalint: configuration error: " +
-                                        FirstConfigError->Message.Message +
+                                        FirstConfigError->Primary.Text +
                                         " (no check runs with a broken configuration)");
-  auto [Uncompilable, FirstError] = compilerErrors(Errors, /*Configuration=*/false);
+  auto [Uncompilable, FirstError] = count(Findings, tool::FindingKind::CompilerError);
 
   D = Documents.find(Uri);
   if (!D || D->Version != Version) {
@@ -725,14 +741,13 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
     return;
   }
   if (Uncompilable) {
-    std::string Where = textLocation(FirstError->Message, FirstError->BuildDirectory, Texts);
     log(MessageType::Info,
         llvm::formatv("{0} version {1} does not compile ({2} compiler error{3}, the first: "
                       "{4}{5}); dmalint shows no finding until it does",
-                      Path, Version, Uncompilable, Uncompilable == 1 ? "" : "s", Where,
-                      FirstError->Message.Message)
+                      Path, Version, Uncompilable, Uncompilable == 1 ? "" : "s",
+                      textLocation(FirstError->Primary), FirstError->Primary.Text)
             .str());
-    Findings.clear();
+    Rendered.clear();
   }
   log(MessageType::Log,
       llvm::formatv("analysed {0} version {1} in {2:f3} s ({3}; {4}): {5} finding{6}", Uri,
@@ -742,15 +757,16 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
                                                                 : "no preamble",
                     Command.Source.How == CommandSource::Database       ? "from the database"
                     : Command.Source.How == CommandSource::Interpolated ? "interpolated command"
-                                                                        : "fallback flags",
-                    Findings.size(), Findings.size() == 1 ? "" : "s")
+                    : Command.Source.How == CommandSource::Fallback     ? "fallback flags"
+                                                                        : "no command",
+                    Rendered.size(), Rendered.size() == 1 ? "" : "s")
           .str());
   json::Array Diagnostics;
-  for (const RenderedFinding &F : Findings)
+  for (const RenderedFinding &F : Rendered)
     Diagnostics.push_back(json::Object(F.Diagnostic));
   notify("textDocument/publishDiagnostics",
          json::Object{{"uri", Uri}, {"version", Version}, {"diagnostics", std::move(Diagnostics)}});
-  Results[Uri] = Analysed{Version, std::move(Findings)};
+  Results[Uri] = Analysed{Version, std::move(Rendered)};
   answerCodeActions(Uri);
 }
 

@@ -14,13 +14,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Baseline.h"
-#include "Diagnostics.h"
-#include "Driver.h"
-#include "Fingerprint.h"
+#include "CompileCommands.h"
+#include "Configuration.h"
+#include "Findings.h"
 #include "Fixes.h"
 #include "LspServer.h"
 #include "Rules.h"
-#include "Sarif.h"
+#include "Run.h"
+#include "SarifWriter.h"
+#include "TextWriter.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -289,18 +291,29 @@ int main(int argc, const char **argv) {
   if (!Compilations)
     return usageError(toString(Compilations.takeError()));
   const tooling::CompilationDatabase &Database = *Compilations->Database;
-  if (Inputs.empty()) {
+  // A rejected entry's file is not analysed: not with another file's
+  // command either. The others are.
+  bool AllFiles = Inputs.empty();
+  if (AllFiles) {
     Inputs = Database.getAllFiles();
     if (SourceRegex)
       llvm::erase_if(Inputs, [&](const std::string &File) { return !SourceRegex->match(File); });
-    if (Inputs.empty())
-      return usageError("the compilation database in '" + BuildPath + "' lists no files" +
+    if (Inputs.empty() && Compilations->Rejected.empty())
+      return usageError("the compilation database in '" + Compilations->Directory +
+                        "' lists no files" +
                         (SourceRegex ? " matching --source-filter '" + SourceFilter + "'"
                                      : std::string()));
+  } else {
+    llvm::erase_if(Inputs, [&](const std::string &File) {
+      return Compilations->RejectedFiles.contains(File);
+    });
   }
   for (const std::string &File : Inputs)
     if (Database.getCompileCommands(File).empty())
       return usageError("no compile command for '" + File + "'");
+  if (Inputs.empty())
+    return usageError("no file left to analyse: every compilation-database entry for the "
+                      "files was rejected (above)");
   if (enabledChecks(Inputs.front(), Overrides).empty())
     return usageError("no checks enabled (check --checks and the Checks of .clang-tidy)");
 
@@ -316,7 +329,7 @@ int main(int argc, const char **argv) {
     if (Done == Inputs.size())
       errs() << "\n";
   };
-  std::vector<tidy::ClangTidyError> Errors =
+  std::vector<TranslationUnitResult> Results =
       runChecks(Database, Inputs, Overrides, Jobs, Progress);
 
   SmallString<256> WorkingDirectory;
@@ -324,73 +337,74 @@ int main(int argc, const char **argv) {
   SourceRoot Root(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
                   : !Compilations->Directory.empty() ? StringRef(Compilations->Directory)
                                                      : StringRef(WorkingDirectory));
-  // Fingerprints read the findings' lines: before any fix changes them.
+  // Resolved once: every writer below reads these.
   SourceCache Sources;
-  std::vector<std::string> Fingerprints = fingerprintFindings(Errors, Sources, Root);
-  unsigned CompilerErrors = llvm::count_if(Errors, isCompilerError);
+  std::vector<Finding> All;
+  for (const RejectedEntry &Entry : Compilations->Rejected)
+    All.push_back(inputError(Entry.DatabaseFile, Entry.Problem));
+  for (Finding &F : resolveFindings(std::move(Results), Sources, Root))
+    All.push_back(std::move(F));
+  unsigned Errors = llvm::count_if(All, [](const Finding &F) { return F.isError(); });
   int Status = ExitClean;
 
   // The baseline records every current finding, whatever --baseline hides.
   if (WriteBaselineFile.getNumOccurrences()) {
-    if (CompilerErrors) {
+    if (Errors) {
       WithColor::warning(errs(), "dmalint")
           << "not writing the baseline: the code does not compile\n";
-    } else if (Error Err = writeBaseline(WriteBaselineFile, Errors, Fingerprints, Sources,
-                                         Root)) {
+    } else if (Error Err = writeBaseline(WriteBaselineFile, All)) {
       WithColor::error(errs(), "dmalint")
           << "cannot write the baseline '" << WriteBaselineFile << "': "
           << toString(std::move(Err)) << "\n";
       Status = ExitError;
     } else if (!Quiet) {
-      unsigned Recorded = llvm::count_if(Errors, isFinding);
+      unsigned Recorded = llvm::count_if(All, [](const Finding &F) { return F.isFinding(); });
       errs() << "dmalint: recorded " << Recorded << " finding" << plural(Recorded)
              << " in the baseline " << WriteBaselineFile << "\n";
     }
   }
 
   // From here on, what is reported: everything but the accepted findings.
-  std::vector<tidy::ClangTidyError> Reported;
-  std::vector<std::string> ReportedFingerprints;
+  std::vector<const Finding *> Reported;
   unsigned Findings = 0, InBaseline = 0;
-  for (size_t I = 0; I < Errors.size(); ++I) {
-    if (isFinding(Errors[I])) {
-      if (Accepted && Accepted->Fingerprints.contains(Fingerprints[I])) {
+  for (const Finding &F : All) {
+    if (F.isFinding()) {
+      if (Accepted && Accepted->Fingerprints.contains(F.Fingerprint)) {
         ++InBaseline;
         continue;
       }
       ++Findings;
     }
-    Reported.push_back(std::move(Errors[I]));
-    ReportedFingerprints.push_back(std::move(Fingerprints[I]));
+    Reported.push_back(&F);
   }
 
-  unsigned Skipped = llvm::count_if(Reported, [](const tidy::ClangTidyError &E) {
-    return E.DiagLevel == tidy::ClangTidyError::Remark;
-  });
+  unsigned Skipped = llvm::count_if(
+      Reported, [](const Finding *F) { return F->Kind == FindingKind::Remark; });
   if (Format == OutputFormat::Text) {
     bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
                                                  : sys::Process::StandardOutIsDisplayed();
-    std::vector<tidy::ClangTidyError> Printed;
-    for (const tidy::ClangTidyError &E : Reported) {
-      if (E.DiagLevel == tidy::ClangTidyError::Remark && !Verbose) {
+    std::vector<const Finding *> Printed;
+    for (const Finding *F : Reported) {
+      if (F->Kind == FindingKind::Remark && !Verbose) {
         std::optional<std::string> Asked =
-            checkOption(absolutePath(E.Message.FilePath, E.BuildDirectory), UserOverrides,
-                        E.DiagnosticName + ".ReportSkippedFunctions");
+            checkOption(F->Primary.At ? F->Primary.At->Path : F->TranslationUnit,
+                        UserOverrides, F->Check + ".ReportSkippedFunctions");
         if (!Asked || !(StringRef(*Asked).equals_insensitive("true") || *Asked == "1"))
           continue;
         --Skipped; // Printed, so not counted again below.
       }
-      Printed.push_back(E);
+      Printed.push_back(F);
     }
-    printDiagnostics(Printed, Sources, outs(), Colored);
+    printFindings(Printed, outs(), Colored);
     outs().flush();
-  } else if (CompilerErrors) {
+  } else if (Errors) {
     // Stdout holds only the log; why the run failed still reads as text.
-    std::vector<tidy::ClangTidyError> Failures;
-    llvm::copy_if(Reported, std::back_inserter(Failures), isCompilerError);
+    std::vector<const Finding *> Failures;
+    llvm::copy_if(Reported, std::back_inserter(Failures),
+                  [](const Finding *F) { return F->isError(); });
     bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
                                                  : sys::Process::StandardErrIsDisplayed();
-    printDiagnostics(Failures, Sources, errs(), Colored);
+    printFindings(Failures, errs(), Colored);
   }
 
   if (Format == OutputFormat::Sarif || SarifFile.getNumOccurrences()) {
@@ -399,7 +413,7 @@ int main(int argc, const char **argv) {
     Options.EnabledChecks = enabledForAny(Inputs, Overrides);
     Options.CheckDocUrl = CheckDocUrl;
     Options.AgainstBaseline = Accepted.has_value();
-    json::Value Log = sarifLog(Reported, ReportedFingerprints, Sources, Options);
+    json::Value Log = sarifLog(Reported, Options);
     if (Format == OutputFormat::Sarif) {
       outs() << formatv("{0:2}", Log) << "\n";
       outs().flush();
@@ -414,7 +428,7 @@ int main(int argc, const char **argv) {
   }
 
   bool WantFixes = (Fix && Findings) || ExportFixesFile.getNumOccurrences();
-  if (WantFixes && CompilerErrors) {
+  if (WantFixes && Errors) {
     WithColor::warning(errs(), "dmalint")
         << "not " << (ExportFixesFile.getNumOccurrences() ? "exporting" : "applying")
         << " fixes: the code does not compile\n";
@@ -457,15 +471,20 @@ int main(int argc, const char **argv) {
         Status = ExitError;
     }
   }
-  if (CompilerErrors) {
-    unsigned ConfigErrors = llvm::count_if(Errors, [](const tidy::ClangTidyError &E) {
-      return isCompilerError(E) && E.DiagnosticName == "clang-tidy-config";
-    });
+  if (Errors) {
+    unsigned ConfigErrors = llvm::count_if(
+        All, [](const Finding &F) { return F.Kind == FindingKind::ConfigurationError; });
+    unsigned InputErrors = llvm::count_if(
+        All, [](const Finding &F) { return F.Kind == FindingKind::InputError; });
+    if (InputErrors)
+      WithColor::error(errs(), "dmalint")
+          << InputErrors << " compilation-database entr" << (InputErrors == 1 ? "y" : "ies")
+          << " could not be used (above); the other files were analysed\n";
     if (ConfigErrors)
       WithColor::error(errs(), "dmalint")
           << ConfigErrors << " configuration error" << plural(ConfigErrors)
           << ": fix the options named above; no check ran with a broken configuration\n";
-    if (unsigned Compile = CompilerErrors - ConfigErrors)
+    if (unsigned Compile = Errors - ConfigErrors - InputErrors)
       WithColor::error(errs(), "dmalint")
           << Compile << " compiler error" << plural(Compile)
           << ": dmalint analyses only code that compiles; fix the errors above (or the "

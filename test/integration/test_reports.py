@@ -458,7 +458,7 @@ class Reports(unittest.TestCase):
         self.write(broken_db, "compile_commands.json", "{ not json")
         r = self.dmalint(root=broken_db)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("cannot load a compilation database", r.stderr)
+        self.assertIn("compile_commands.json' is not valid JSON", r.stderr)
         r = self.dmalint("--source-root", os.path.join(self.tmp, "nope"))
         self.assertEqual(r.returncode, 2)
 

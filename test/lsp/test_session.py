@@ -329,8 +329,31 @@ class SessionTest(unittest.TestCase):
         uri = c.open(p.path("k.cc"))
         self.assertEqual(len(c.diagnostics(uri, 1)), 1)
         message = c.sent("window/showMessage")[0]["message"]
-        self.assertIn("cannot read the compilation database " + p.path("compile_commands.json"),
-                      message)
+        self.assertIn("the compilation database '%s' is not valid JSON"
+                      % p.path("compile_commands.json"), message)
+        self.assertIn("fallback flags", message)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_unusable_database_entries_are_named_and_their_file_left_alone(self):
+        # An entry whose directory does not exist (which would make LibTooling
+        # abort) and a good one: as in the standalone, the bad entry's file is
+        # not analysed, not even with another file's command.
+        p = Project(self, {"good.cc": KERNEL, "bad.cc": KERNEL}, database=False)
+        p.write("compile_commands.json", json.dumps([
+            {"directory": p.dir, "file": "good.cc", "arguments": ["clang++", *FLAGS, "good.cc"]},
+            {"directory": p.path("gone"), "file": p.path("bad.cc"),
+             "arguments": ["clang++", *FLAGS, "bad.cc"]}]))
+        c = self.server(p)
+        bad = c.open(p.path("bad.cc"))
+        self.assertEqual(c.diagnostics(bad, 1), [])
+        good = c.open(p.path("good.cc"))
+        self.assertEqual(len(c.diagnostics(good, 1)), 1)
+        shown = [m["message"] for m in c.sent("window/showMessage")]
+        self.assertEqual(len(shown), 2, shown)
+        self.assertIn("entry 2", shown[0])
+        self.assertIn("'%s', which does not exist" % p.path("gone"), shown[0])
+        self.assertIn("not analysing " + p.path("bad.cc"), shown[1])
+        self.assertEqual(c.shutdown_and_exit(), 0)
 
     def test_configuration_changes_are_read_again(self):
         kernel = KERNEL.replace("  // typing here", "#if BUG\n  staging.start(7);\n#endif")

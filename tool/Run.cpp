@@ -1,133 +1,35 @@
-//===- Driver.cpp - Compile commands in, clang-tidy findings out ----------===//
-#include "Driver.h"
-#include "Diagnostics.h"
+//===- Run.cpp - Running the checks over translation units ---------------===//
+#include "Run.h"
+#include "Configuration.h"
+#include "../checks/MatchedNodes.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
-#include "clang-tidy/ClangTidyModuleRegistry.h"
-#include "clang/Basic/Version.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
-#include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/Tooling.h"
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/ApiModel.h"
-#include "clang/Tooling/ArgumentsAdjusters.h"
-#include "clang/Tooling/CommonOptionsParser.h"
-#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/PointerUnion.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
-#include <mutex>
-#include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <mutex>
+#if CLANG_VERSION_MAJOR < 22 // Merged into ClangTidyModule.h (and deprecated) in 22.
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+#endif
 
 using namespace clang;
 using namespace clang::tidy;
+using dmalint::checks::MatchCandidate;
 
 namespace dmalint::tool {
-
-static llvm::Error inputError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-}
-
-/// Adds -resource-dir (baked in at configure time) unless the command has one:
-/// a LibTooling binary outside LLVM's bin/ does not find stddef.h and friends.
-/// Also turns off clang's "N warnings generated." line: dmalint reports what
-/// it found itself, and those counts include compiler warnings it filtered.
-static tooling::ArgumentsAdjuster driverAdjuster() {
-  return [](const tooling::CommandLineArguments &Args, llvm::StringRef) {
-    tooling::CommandLineArguments Adjusted = Args;
-    auto At = Adjusted.begin() + (Adjusted.empty() ? 0 : 1);
-    At = Adjusted.insert(At, "-fno-caret-diagnostics") + 1;
-    bool HasResourceDir = llvm::any_of(Args, [](const std::string &Arg) {
-      return llvm::StringRef(Arg).starts_with("-resource-dir");
-    });
-    if (!HasResourceDir)
-      Adjusted.insert(At, "-resource-dir=" DMALINT_CLANG_RESOURCE_DIR);
-    return Adjusted;
-  };
-}
-
-llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Source,
-                                                    const std::vector<std::string> &Files) {
-  LoadedCompilations Loaded;
-  std::unique_ptr<tooling::CompilationDatabase> Base;
-  if (Source.FixedFlags) {
-    if (!Source.BuildPath.empty())
-      return inputError("give either -p BUILD_DIR or compiler flags after '--', not both");
-    llvm::SmallString<256> Here;
-    llvm::sys::fs::current_path(Here);
-    Base = std::make_unique<tooling::FixedCompilationDatabase>(Here, *Source.FixedFlags);
-  } else if (!Source.BuildPath.empty()) {
-    if (!llvm::sys::fs::exists(Source.BuildPath))
-      return inputError("build directory '" + Source.BuildPath + "' does not exist");
-    std::string Error;
-    Base = tooling::CompilationDatabase::loadFromDirectory(Source.BuildPath, Error);
-    if (!Base)
-      return inputError("cannot load a compilation database from '" + Source.BuildPath +
-                        "': " + Error);
-    Loaded.Directory = normalisedPath(Source.BuildPath);
-    // Headers and new files get the command of the closest file in the
-    // database, as in clang-tidy.
-    Base = tooling::inferMissingCompileCommands(std::move(Base));
-  } else {
-    if (Files.empty())
-      return inputError("no input files; give FILE... -- FLAGS or -p BUILD_DIR");
-    // CompilationDatabase::autoDetectFromSource, spelled out to learn where
-    // the database is (reports' paths are relative to it).
-    std::string Error;
-    for (llvm::StringRef Dir = llvm::sys::path::parent_path(Files.front()); !Dir.empty();
-         Dir = llvm::sys::path::parent_path(Dir)) {
-      if ((Base = tooling::CompilationDatabase::loadFromDirectory(Dir, Error))) {
-        Loaded.Directory = normalisedPath(Dir);
-        break;
-      }
-    }
-    if (!Base)
-      return inputError("no compilation database found for '" + Files.front() +
-                        "' or any parent directory; pass -p BUILD_DIR, or the "
-                        "compiler flags after '--' (e.g. dmalint " +
-                        Files.front() + " -- -std=c++17 -Iinclude)");
-    Base = tooling::inferMissingCompileCommands(std::move(Base));
-  }
-  Loaded.Database = withDriverAdjustments(std::move(Base));
-  return std::move(Loaded);
-}
-
-std::unique_ptr<tooling::CompilationDatabase>
-withDriverAdjustments(std::unique_ptr<tooling::CompilationDatabase> Base) {
-  auto Adjusted = std::make_unique<tooling::ArgumentsAdjustingCompilations>(std::move(Base));
-  Adjusted->appendArgumentsAdjuster(driverAdjuster());
-  return Adjusted;
-}
-
-ClangTidyOptions defaultOptions() {
-  ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
-  Defaults.Checks = "-*,dma-*";
-  Defaults.HeaderFilterRegex = "";
-  Defaults.SystemHeaders = false;
-  Defaults.WarningsAsErrors = "";
-  return Defaults;
-}
-
-static std::unique_ptr<ClangTidyOptionsProvider>
-optionsProvider(const ClangTidyOptions &Overrides,
-                llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS) {
-  // clang-tidy's library brings the static analyzer's checks along; a
-  // project's .clang-tidy often enables them for clang-tidy, but dmalint runs
-  // only the dma-* checks, so they are disabled after everything else.
-  ClangTidyOptions Forced = Overrides;
-  Forced.Checks = Overrides.Checks ? *Overrides.Checks + ",-clang-analyzer-*"
-                                   : std::string("-clang-analyzer-*");
-  return std::make_unique<FileOptionsProvider>(ClangTidyGlobalOptions(), defaultOptions(),
-                                               Forced, std::move(FS));
-}
 
 /// The API model a file's options give, or null when they have errors (then
 /// the checks report them, and nothing is skipped on the model's word).
@@ -159,17 +61,13 @@ static bool definesDescriptorType(const DeclContext &DC, const ApiIndex &Api) {
   return false;
 }
 
-/// Hands the matchers each node that a dma-* matcher can match, in the
-/// order clang's matcher walk reaches them (a function before its body),
-/// visiting what that walk visits (template instantiations and implicit code
-/// included) but not paying its cost at every node: MatchFinder::matchAST
-/// tries the registered kinds, its memoization and the traversal kind at
-/// each node, and on a realistic file that costs more than the whole
-/// analysis. The dma-* checks match definitions of functions that use the
-/// API, and calls, constructions and classes about the API, whose names are
-/// the model's (ApiIndex::mayName); a check that matches anything else must
-/// be added here. The fixtures run every check through both this and
-/// clang-tidy's own walk, and expect the same findings.
+/// Hands the matchers each node that a dma-* matcher can match
+/// (checks::matchCandidate says which), in the order clang's matcher walk
+/// reaches them (a function before its body), visiting what that walk
+/// visits (template instantiations and implicit code included) but not
+/// paying its cost at every node: MatchFinder::matchAST tries the registered
+/// kinds, its memoization and the traversal kind at each node, and on a
+/// realistic file that costs more than the whole analysis.
 ///
 /// Which functions use the API (ApiIndex::usedBy, which the checks' matcher
 /// asks) is found in the same walk, from the same per-node test: a use marks
@@ -214,43 +112,29 @@ public:
     return Continue;
   }
 
-  bool VisitStmt(Stmt *S) { return noteUse(*S); }
-  bool VisitVarDecl(VarDecl *V) { return noteUse(*V); }
-
-  bool VisitFunctionDecl(FunctionDecl *D) {
-    // System headers hold no kernels: the checks' matcher skips them too.
-    if (D->isThisDeclarationADefinition() && !(Api && inSystemHeader(*D)))
-      Candidates.push_back(D); // Matched if it uses the API.
+  bool VisitStmt(Stmt *S) {
+    noteUse(*S);
+    if (checks::matchCandidate(*S, Api) != MatchCandidate::No)
+      Candidates.push_back(S);
     return true;
   }
-  bool VisitCXXRecordDecl(CXXRecordDecl *D) { return add(mayName(D), *D); }
-  bool VisitCallExpr(CallExpr *E) {
-    const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
-    const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
-    return add(mayName(E->getDirectCallee()) || (Method && mayName(Method->getParent())), *E);
+  bool VisitVarDecl(VarDecl *V) {
+    noteUse(*V);
+    return true;
   }
-  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
-    return add(mayName(E->getConstructor()->getParent()), *E);
+  bool VisitDecl(Decl *D) {
+    if (checks::matchCandidate(*D, Ctx, Api) != MatchCandidate::No)
+      Candidates.push_back(D); // A function only if it uses the API (above).
+    return true;
   }
 
 private:
   // A pointer each: a file of 5,000 kernels collects tens of thousands.
   using Candidate = llvm::PointerUnion<const Decl *, const Stmt *>;
   /// Marks the innermost function around \p N if \p N uses the API.
-  template <typename Node> bool noteUse(const Node &N) {
+  template <typename Node> void noteUse(const Node &N) {
     if (Api && !EnclosingUsesApi.empty() && !EnclosingUsesApi.back() && Api->isApiUse(N))
       EnclosingUsesApi.back() = true;
-    return true;
-  }
-  bool mayName(const NamedDecl *D) const { return !Api || Api->mayName(D); }
-  template <typename Node> bool add(bool MayBeApi, const Node &N) {
-    if (MayBeApi)
-      Candidates.push_back(&N);
-    return true;
-  }
-  bool inSystemHeader(const Decl &D) const {
-    const SourceManager &SM = Ctx.getSourceManager();
-    return SM.isInSystemHeader(SM.getExpansionLoc(D.getLocation()));
   }
 
   ASTContext &Ctx;
@@ -379,10 +263,9 @@ private:
 /// One translation unit, with its own context and file system so that runs
 /// can share nothing: ClangTool changes the working directory per compile
 /// command, and a physical file system of its own keeps that to this run.
-std::vector<ClangTidyError> runChecksOnFile(const tooling::CompilationDatabase &Compilations,
-                                            const std::string &File,
-                                            const ClangTidyOptions &Overrides,
-                                            const RunHooks &Hooks) {
+TranslationUnitResult runChecksOnFile(const tooling::CompilationDatabase &Compilations,
+                                      const std::string &File,
+                                      const ClangTidyOptions &Overrides, const RunHooks &Hooks) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(
       llvm::vfs::createPhysicalFileSystem().release());
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS(
@@ -425,20 +308,17 @@ std::vector<ClangTidyError> runChecksOnFile(const tooling::CompilationDatabase &
   Tool.setDiagnosticConsumer(&DiagConsumer);
   TidyActionFactory Factory(Context, Hooks);
   Tool.run(&Factory);
-  return DiagConsumer.take();
+  TranslationUnitResult Result;
+  Result.File = File;
+  Result.Errors = DiagConsumer.take();
+  return Result;
 }
 
-static bool sameFinding(const ClangTidyError &A, const ClangTidyError &B) {
-  return A.DiagnosticName == B.DiagnosticName && A.Message.Message == B.Message.Message &&
-         A.Message.FilePath == B.Message.FilePath &&
-         A.Message.FileOffset == B.Message.FileOffset;
-}
-
-std::vector<ClangTidyError>
+std::vector<TranslationUnitResult>
 runChecks(const tooling::CompilationDatabase &Compilations,
           const std::vector<std::string> &Files, const ClangTidyOptions &Overrides,
           unsigned Jobs, const std::function<void(size_t Done)> &Progress) {
-  std::vector<std::vector<ClangTidyError>> PerFile(Files.size());
+  std::vector<TranslationUnitResult> PerFile(Files.size());
   std::mutex ProgressMutex;
   size_t Done = 0;
   auto Run = [&](size_t I) {
@@ -456,54 +336,7 @@ runChecks(const tooling::CompilationDatabase &Compilations,
       Pool.async([&Run, I] { Run(I); });
     Pool.wait();
   }
-  // Input order, whatever the scheduling; a header's finding seen by several
-  // translation units once.
-  std::vector<ClangTidyError> All;
-  for (std::vector<ClangTidyError> &Errors : PerFile)
-    for (ClangTidyError &E : Errors)
-      if (llvm::none_of(All, [&](const ClangTidyError &Seen) { return sameFinding(Seen, E); }))
-        All.push_back(std::move(E));
-  return All;
-}
-
-std::string effectiveConfiguration(const std::string &File, const ClangTidyOptions &Overrides) {
-  auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());
-  ClangTidyOptions Effective = Provider->getOptions(File);
-  // As clang-tidy --dump-config: each enabled check stores its options.
-  ClangTidyContext Context(optionsProvider(Overrides, llvm::vfs::getRealFileSystem()));
-  Context.setCurrentFile(File);
-  ClangTidyASTConsumerFactory Factory(Context);
-  ClangTidyOptions Stored;
-  Stored.CheckOptions = Factory.getCheckOptions();
-  Effective = Effective.merge(Stored, 0);
-  return configurationAsText(Effective);
-}
-
-std::optional<std::string> checkOption(const std::string &File,
-                                       const ClangTidyOptions &Overrides, StringRef Key) {
-  auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());
-  ClangTidyOptions Effective = Provider->getOptions(File);
-  auto It = Effective.CheckOptions.find(Key);
-  if (It == Effective.CheckOptions.end())
-    return std::nullopt;
-  return It->getValue().Value;
-}
-
-std::vector<std::string> enabledChecks(const std::string &File,
-                                       const ClangTidyOptions &Overrides) {
-  // The registered modules' checks (clang-tidy's getCheckNames would also
-  // match the static analyzer's few hundred names against the globs).
-  ClangTidyContext Context(optionsProvider(Overrides, llvm::vfs::getRealFileSystem()));
-  Context.setCurrentFile(File);
-  ClangTidyCheckFactories Factories;
-  for (const ClangTidyModuleRegistry::entry &Module : ClangTidyModuleRegistry::entries())
-    Module.instantiate()->addCheckFactories(Factories);
-  std::vector<std::string> Names;
-  for (const auto &Factory : Factories)
-    if (Context.isCheckEnabled(Factory.getKey()))
-      Names.push_back(Factory.getKey().str());
-  llvm::sort(Names);
-  return Names;
+  return PerFile;
 }
 
 } // namespace dmalint::tool

@@ -1,17 +1,17 @@
-//===- Sarif.h - Findings as a SARIF 2.1.0 log ----------------------*- C++ -*-===//
+//===- SarifWriter.h - Findings as a SARIF 2.1.0 log ------------*- C++ -*-===//
 //
-// Built from clang-tidy's error list (never from the text output) with
-// llvm::json: clang's SarifDocumentWriter has no relatedLocations, fixes,
+// Built from the findings (never from the text output) with llvm::json:
+// clang's SarifDocumentWriter has no relatedLocations, fixes,
 // partialFingerprints or originalUriBaseIds. What GitHub code scanning reads
 // is always there: tool.driver.name, rules with ids, results with a ruleId,
 // a physical location with a URI relative to SRCROOT and a start line, and
 // partialFingerprints.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DMALINT_TOOL_SARIF_H
-#define DMALINT_TOOL_SARIF_H
+#ifndef DMALINT_TOOL_SARIFWRITER_H
+#define DMALINT_TOOL_SARIFWRITER_H
 
-#include "Fingerprint.h"
+#include "Findings.h"
 #include "llvm/Support/JSON.h"
 #include <string>
 #include <vector>
@@ -30,12 +30,10 @@ struct SarifOptions {
   bool AgainstBaseline = false;
 };
 
-/// The SARIF log of \p Errors: findings become results; compiler errors and
-/// remarks become tool execution notifications (a compiler error also makes
-/// the run unsuccessful). \p Fingerprints has one entry per error.
-llvm::json::Value sarifLog(llvm::ArrayRef<clang::tidy::ClangTidyError> Errors,
-                           llvm::ArrayRef<std::string> Fingerprints, SourceCache &Sources,
-                           const SarifOptions &Options);
+/// The SARIF log of \p Findings: findings become results; compiler errors,
+/// configuration and input errors, and remarks become tool execution
+/// notifications (an error also makes the run unsuccessful).
+llvm::json::Value sarifLog(llvm::ArrayRef<const Finding *> Findings, const SarifOptions &Options);
 
 /// Writes \p Log, pretty-printed, to \p Path ("-" is stdout).
 llvm::Error writeSarif(llvm::StringRef Path, const llvm::json::Value &Log);

@@ -1,13 +1,29 @@
 //===- LspPreamble.cpp - Parsed headers kept between analyses -------------===//
 #include "LspPreamble.h"
 #include "clang/Basic/FileManager.h"
+#include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendOptions.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include <chrono>
 
 using namespace clang;
 
 namespace dmalint::lsp {
+
+PreambleStore::PreambleStore(
+    std::function<void(const std::string &File, bool Built, double Seconds)> Built)
+    : Built(std::move(Built)),
+      Builder(std::optional<unsigned>(clang::DesiredStackSize), [this] { build(); }) {}
+
+PreambleStore::~PreambleStore() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Stopping = true;
+  }
+  Wake.notify_all();
+  Builder.join();
+}
 
 PreambleStore::Outcome PreambleStore::prepare(CompilerInvocation &Invocation, FileManager &Files,
                                               std::shared_ptr<PCHContainerOperations> PCH) {
@@ -25,46 +41,73 @@ PreambleStore::Outcome PreambleStore::prepare(CompilerInvocation &Invocation, Fi
       ComputePreambleBounds(Invocation.getLangOpts(), (*Buffer)->getMemBufferRef(), 0);
   if (Bounds.Size == 0)
     return Outcome::None;
+  Wanted.insert(MainFile);
 
   std::vector<std::string> Command = Invocation.getCC1CommandLine();
-  Stored &Entry = ByFile[MainFile];
-  Outcome Result = Outcome::Reused;
-  if (!Entry.Preamble || Entry.Command != Command ||
-      !Entry.Preamble->CanReuse(Invocation, (*Buffer)->getMemBufferRef(), Bounds, *VFS)) {
-    Entry.Preamble.reset();
+  auto It = ByFile.find(MainFile);
+  if (It != ByFile.end() && It->second.Command == Command &&
+      It->second.Preamble->CanReuse(Invocation, (*Buffer)->getMemBufferRef(), Bounds, *VFS)) {
+    Pending.erase(MainFile);
+    InUse = It->second.Preamble;
+    // The invocation's remapped-file list takes the buffer (and frees it).
+    InUse->AddImplicitPreamble(Invocation, VFS, Buffer->release());
+    return Outcome::Reused;
+  }
+  if (It != ByFile.end())
+    ByFile.erase(It); // Stale: its file goes now.
+  Request &R = Pending[MainFile];
+  R.Invocation = std::make_shared<CompilerInvocation>(Invocation);
+  R.Command = std::move(Command);
+  R.MainBuffer = std::move(*Buffer);
+  R.Bounds = Bounds;
+  R.VFS = VFS;
+  R.PCH = std::move(PCH);
+  Wake.notify_all();
+  return Outcome::Deferred;
+}
+
+void PreambleStore::build() {
+  clang::noteBottomOfStack();
+  std::unique_lock<std::mutex> Lock(Mutex);
+  while (!Stopping) {
+    if (Pending.empty()) {
+      Wake.wait(Lock);
+      continue;
+    }
+    std::string File = Pending.begin()->first;
+    Request R = std::move(Pending.begin()->second);
+    Pending.erase(Pending.begin());
+    Lock.unlock();
+    auto Started = std::chrono::steady_clock::now();
     // A run with a preamble does not see the compiler's diagnostics of the
-    // code in it: a preamble with errors is not used, so that the whole file
-    // is parsed and the errors are seen (dmalint judges only code that
+    // code in it: a preamble with errors is not kept, so that the whole file
+    // is parsed and its errors are seen (dmalint judges only code that
     // compiles).
     IgnoringDiagConsumer Ignore;
     IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
         CompilerInstance::createDiagnostics(new DiagnosticOptions, &Ignore, false);
     PreambleCallbacks Callbacks;
-    llvm::ErrorOr<PrecompiledPreamble> Built = PrecompiledPreamble::Build(
-        Invocation, Buffer->get(), Bounds, *Diags, VFS, PCH, /*StoreInMemory=*/false,
-        /*StoragePath=*/"", Callbacks);
-    if (!Built || Diags->hasErrorOccurred()) {
-      ByFile.erase(MainFile);
-      return Outcome::None;
-    }
-    Entry.Preamble = std::make_shared<PrecompiledPreamble>(std::move(*Built));
-    Entry.Command = std::move(Command);
-    Result = Outcome::Built;
+    llvm::ErrorOr<PrecompiledPreamble> Preamble = PrecompiledPreamble::Build(
+        *R.Invocation, R.MainBuffer.get(), R.Bounds, *Diags, R.VFS, R.PCH,
+        /*StoreInMemory=*/false, /*StoragePath=*/"", Callbacks);
+    bool Usable = Preamble && !Diags->hasErrorOccurred();
+    double Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Started).count();
+    Lock.lock();
+    // Kept unless the document was closed, or a newer request replaced it.
+    if (Usable && Wanted.count(File) && !Pending.count(File))
+      ByFile[File] = Stored{std::move(R.Command),
+                            std::make_shared<PrecompiledPreamble>(std::move(*Preamble))};
+    if (Built)
+      Built(File, Usable, Seconds);
   }
-  InUse = Entry.Preamble;
-  // The invocation's remapped-file list takes the buffer (and frees it).
-  InUse->AddImplicitPreamble(Invocation, VFS, Buffer->release());
-  return Result;
 }
 
 void PreambleStore::forget(const std::string &Path) {
   std::lock_guard<std::mutex> Lock(Mutex);
   ByFile.erase(Path);
-}
-
-void PreambleStore::clear() {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  ByFile.clear();
+  Pending.erase(Path);
+  Wanted.erase(Path);
 }
 
 } // namespace dmalint::lsp

@@ -59,10 +59,13 @@ bool fromJSON(const json::Value &V, DocumentId &Out, json::Path P) {
   json::ObjectMapper O(V, P);
   return O && O.map("uri", Out.Uri) && O.mapOptional("version", Out.Version);
 }
-struct DidOpenParams {
-  TextDocumentItem TextDocument;
+/// The params of a notification about one document, of which dmalint reads
+/// only the document (didOpen: the whole item; didSave, didClose: its id).
+template <typename Document> struct DocumentParams {
+  Document TextDocument;
 };
-bool fromJSON(const json::Value &V, DidOpenParams &Out, json::Path P) {
+template <typename Document>
+bool fromJSON(const json::Value &V, DocumentParams<Document> &Out, json::Path P) {
   json::ObjectMapper O(V, P);
   return O && O.map("textDocument", Out.TextDocument);
 }
@@ -80,13 +83,6 @@ bool fromJSON(const json::Value &V, DidChangeParams &Out, json::Path P) {
     return false;
   }
   return true;
-}
-struct DocumentParams {
-  DocumentId TextDocument;
-};
-bool fromJSON(const json::Value &V, DocumentParams &Out, json::Path P) {
-  json::ObjectMapper O(V, P);
-  return O && O.map("textDocument", Out.TextDocument);
 }
 struct CodeActionParams {
   DocumentId TextDocument;
@@ -170,7 +166,14 @@ struct Analysed {
 class Server {
 public:
   Server(Transport &Wire, const ServerOptions &Options)
-      : Wire(Wire), Options(Options), Commands(Options.CompileCommandsDir, Options.FallbackFlags) {
+      : Wire(Wire), Options(Options), Commands(Options.CompileCommandsDir, Options.FallbackFlags),
+        Preambles([this](const std::string &File, bool Built, double Seconds) {
+          // Called with the store's lock held: only the transport is touched.
+          log(MessageType::Log,
+              Built ? llvm::formatv("built the preamble of {0} in {1:f3} s", File, Seconds).str()
+                    : "no preamble for " + File +
+                          ": its #include block does not compile; it is parsed whole");
+        }) {
     Render.CheckDocUrl = Options.CheckDocUrl;
   }
 
@@ -275,10 +278,9 @@ int Server::run() {
     Stopping = true;
   }
   Wake.notify_all();
-  // The analysis in progress, if any, finishes first (its preamble's file
-  // is removed when the store goes).
+  // The analysis in progress, if any, finishes first (the preambles' files
+  // are removed when the store goes, after the build in progress).
   Worker.join();
-  Preambles.clear();
   return ShutdownRequested ? 0 : 1;
 }
 
@@ -529,7 +531,7 @@ void Server::scheduleAll(Clock::duration Delay, llvm::StringRef Except) {
 }
 
 void Server::didOpen(const json::Value *Params) {
-  auto P = parseParams<DidOpenParams>(Params, "textDocument/didOpen");
+  auto P = parseParams<DocumentParams<TextDocumentItem>>(Params, "textDocument/didOpen");
   if (!P)
     return log(MessageType::Error, llvm::toString(P.takeError()));
   const TextDocumentItem &Item = P->TextDocument;
@@ -556,7 +558,7 @@ void Server::didChange(const json::Value *Params) {
 }
 
 void Server::didSave(const json::Value *Params) {
-  auto P = parseParams<DocumentParams>(Params, "textDocument/didSave");
+  auto P = parseParams<DocumentParams<DocumentId>>(Params, "textDocument/didSave");
   if (!P)
     return log(MessageType::Error, llvm::toString(P.takeError()));
   llvm::Expected<std::string> Path = pathFromUri(P->TextDocument.Uri);
@@ -570,14 +572,14 @@ void Server::didSave(const json::Value *Params) {
 }
 
 void Server::didClose(const json::Value *Params) {
-  auto P = parseParams<DocumentParams>(Params, "textDocument/didClose");
+  auto P = parseParams<DocumentParams<DocumentId>>(Params, "textDocument/didClose");
   if (!P)
     return log(MessageType::Error, llvm::toString(P.takeError()));
   const std::string &Uri = P->TextDocument.Uri;
   std::lock_guard<std::mutex> Lock(Mutex);
   std::string Path;
   if (const Document *D = Documents.find(Uri))
-    Path = D->Path;
+    Path = tool::normalisedPath(D->Path);
   if (!Documents.close(Uri))
     return log(MessageType::Warning, "didClose for '" + Uri + "', which is not open");
   Due.erase(Uri);
@@ -623,15 +625,14 @@ void Server::work() {
   clang::noteBottomOfStack();
   std::unique_lock<std::mutex> Lock(Mutex);
   while (!Stopping) {
-    if (Due.empty()) {
-      Wake.wait(Lock);
-      continue;
-    }
     auto Next = std::min_element(Due.begin(), Due.end(), [](const auto &A, const auto &B) {
       return A.second < B.second;
     });
-    if (Next->second > Clock::now()) {
-      Wake.wait_until(Lock, Next->second);
+    if (Next == Due.end() || Next->second > Clock::now()) {
+      if (Next == Due.end())
+        Wake.wait(Lock);
+      else
+        Wake.wait_until(Lock, Next->second);
       continue;
     }
     std::string Uri = Next->first;
@@ -752,9 +753,9 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
   log(MessageType::Log,
       llvm::formatv("analysed {0} version {1} in {2:f3} s ({3}; {4}): {5} finding{6}", Uri,
                     Version, Seconds,
-                    Preamble == PreambleStore::Outcome::Reused  ? "preamble reused"
-                    : Preamble == PreambleStore::Outcome::Built ? "preamble built"
-                                                                : "no preamble",
+                    Preamble == PreambleStore::Outcome::Reused     ? "preamble reused"
+                    : Preamble == PreambleStore::Outcome::Deferred ? "whole file parsed"
+                                                                   : "no preamble",
                     Command.Source.How == CommandSource::Database       ? "from the database"
                     : Command.Source.How == CommandSource::Interpolated ? "interpolated command"
                     : Command.Source.How == CommandSource::Fallback     ? "fallback flags"

@@ -8,7 +8,10 @@ fresh directory with a compile_commands.json holding the same flags. Then:
 
 - `dmalint --format=sarif FILE -- FLAGS` gives the standalone's findings;
 - `dmalint --lsp` opens the file as an editor would and publishes its
-  diagnostics; each diagnostic's code actions are asked for.
+  diagnostics; each diagnostic's code actions are asked for. Then the same
+  again for a second version (the same text), analysed with the preamble
+  built meanwhile: the server's two ways of parsing must agree with the
+  standalone.
 
 Each finding must be the same in both: check, level (warning, or error with
 WarningsAsErrors), message, location (start and end of the token it points
@@ -138,15 +141,7 @@ def run(args, path):
     tmp = os.path.realpath(tempfile.mkdtemp(prefix="dmalint-lsp-fixture-", dir="/tmp"))
     client = None
     try:
-        with open(os.path.join(tmp, ".clang-tidy"), "w") as f:
-            if fx.config:
-                with open(fx.config) as config:
-                    f.write(config.read())
-            else:
-                f.write("Checks: '-*'\nWarningsAsErrors: ''\n")
-        work_file = os.path.join(tmp, fx.name)
-        with open(work_file, "wb") as f:
-            f.write(fx.stripped)
+        work_file = fx.write_working_copy(tmp)
         with open(os.path.join(tmp, "compile_commands.json"), "w") as f:
             json.dump([{"directory": tmp, "file": work_file,
                         "arguments": ["clang++"] + fx.flags + [work_file]}], f)
@@ -163,22 +158,37 @@ def run(args, path):
         client = lsp_client.LspClient([args.dmalint, "--lsp", "--checks=" + fx.checks], cwd=tmp)
         client.initialize({"general": {"positionEncodings": ["utf-16"]},
                            "textDocument": {"publishDiagnostics": {"relatedInformation": True}}})
-        uri = client.open(work_file, fx.stripped.decode("utf-8"))
-        diagnostics = client.diagnostics(uri, 1)
-        got = lsp_findings(client, uri, diagnostics)
+        text = fx.stripped.decode("utf-8")
+        uri = client.open(work_file, text)
+        # Version 1 is parsed whole; once its preamble is built, version 2
+        # (the same text) is analysed with it: both must be the standalone's.
+        got = {"whole file": lsp_findings(client, uri, client.diagnostics(uri, 1))}
+        client.notification("window/logMessage",
+                            lambda p: p["message"] == "built the preamble of " + work_file or
+                            p["message"].startswith("built the preamble of %s in " % work_file))
+        client.change(uri, 2, [{"text": text}])
+        got["preamble reused"] = lsp_findings(client, uri, client.diagnostics(uri, 2))
+        analysed = client.notification(
+            "window/logMessage",
+            lambda p: p["message"].startswith("analysed %s version 2 " % uri))["message"]
         status = client.shutdown_and_exit()
         if status != 0:
             print("FAIL: %s: the server exited with %d after shutdown" % (path, status))
             return False
-        if got != expected:
-            print("FAIL: %s: the language server's findings differ from the standalone's\n"
-                  "standalone (dmalint --format=sarif):\n%s"
-                  "language server (publishDiagnostics, codeAction):\n%s"
-                  "server stderr:\n%s" % (path, describe(expected), describe(got),
-                                          client.stderr_text()))
+        if "(preamble reused;" not in analysed:
+            print("FAIL: %s: version 2 was not analysed with the preamble: %s" % (path, analysed))
             return False
-        print("PASS: %s: %d finding(s), %d with a fix, the same through the language server"
-              % (path, len(got), sum(1 for g in got if g[5])))
+        for how, findings in got.items():
+            if findings != expected:
+                print("FAIL: %s: the language server's findings (%s) differ from the "
+                      "standalone's\nstandalone (dmalint --format=sarif):\n%s"
+                      "language server (publishDiagnostics, codeAction):\n%s"
+                      "server stderr:\n%s" % (path, how, describe(expected), describe(findings),
+                                              client.stderr_text()))
+                return False
+        print("PASS: %s: %d finding(s), %d with a fix, the same through the language server, "
+              "parsed whole and with its preamble"
+              % (path, len(expected), sum(1 for g in expected if g[5])))
         return True
     finally:
         if client:

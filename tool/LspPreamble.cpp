@@ -5,7 +5,9 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendOptions.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include <chrono>
+#include <optional>
 
 using namespace clang;
 
@@ -87,17 +89,23 @@ void PreambleStore::build() {
     IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
         CompilerInstance::createDiagnostics(new DiagnosticOptions, &Ignore, false);
     PreambleCallbacks Callbacks;
-    llvm::ErrorOr<PrecompiledPreamble> Preamble = PrecompiledPreamble::Build(
-        *R.Invocation, R.MainBuffer.get(), R.Bounds, *Diags, R.VFS, R.PCH,
-        /*StoreInMemory=*/false, /*StoragePath=*/"", Callbacks);
-    bool Usable = Preamble && !Diags->hasErrorOccurred();
+    std::optional<llvm::ErrorOr<PrecompiledPreamble>> Preamble;
+    // As an analysis: a crash in the compiler costs this preamble, not the
+    // session.
+    llvm::CrashRecoveryContext Recovery;
+    bool Survived = Recovery.RunSafely([&] {
+      Preamble.emplace(PrecompiledPreamble::Build(*R.Invocation, R.MainBuffer.get(), R.Bounds,
+                                                  *Diags, R.VFS, R.PCH, /*StoreInMemory=*/false,
+                                                  /*StoragePath=*/"", Callbacks));
+    });
+    bool Usable = Survived && Preamble && *Preamble && !Diags->hasErrorOccurred();
     double Seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - Started).count();
     Lock.lock();
     // Kept unless the document was closed, or a newer request replaced it.
     if (Usable && Wanted.count(File) && !Pending.count(File))
       ByFile[File] = Stored{std::move(R.Command),
-                            std::make_shared<PrecompiledPreamble>(std::move(*Preamble))};
+                            std::make_shared<PrecompiledPreamble>(std::move(**Preamble))};
     if (Built)
       Built(File, Usable, Seconds);
   }

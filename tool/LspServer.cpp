@@ -14,6 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
 #include <chrono>
@@ -628,11 +629,13 @@ void Server::work() {
     auto Next = std::min_element(Due.begin(), Due.end(), [](const auto &A, const auto &B) {
       return A.second < B.second;
     });
-    if (Next == Due.end() || Next->second > Clock::now()) {
-      if (Next == Due.end())
-        Wake.wait(Lock);
-      else
-        Wake.wait_until(Lock, Next->second);
+    if (Next == Due.end()) {
+      Wake.wait(Lock);
+      continue;
+    }
+    if (Clock::time_point When = Next->second; When > Clock::now()) {
+      // A copy: while this thread waits the entry may go (didClose).
+      Wake.wait_until(Lock, When);
       continue;
     }
     std::string Uri = Next->first;
@@ -776,6 +779,13 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
 int runServer(const ServerOptions &Options, int InFd, int OutFd) {
   // A client that goes away must not kill the server in the middle of a write.
   std::signal(SIGPIPE, SIG_IGN);
+  // LLVM's signal handlers, registered here on the main thread: a crash
+  // outside an analysis prints a stack trace into the editor's log. (The
+  // first registration also sets up LLVM's alternate signal stack for the
+  // thread that makes it; made on the preamble thread instead, as removing
+  // a preamble's temporary file on a signal would, that stack would be freed
+  // with a thread it was not made for.)
+  llvm::sys::PrintStackTraceOnErrorSignal(Options.Argv0);
   llvm::CrashRecoveryContext::Enable();
   Transport Wire(InFd, OutFd);
   Server S(Wire, Options);

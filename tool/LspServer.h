@@ -31,6 +31,8 @@ struct ServerOptions {
   unsigned DebounceMs = 50;
   /// Keep each document's parsed #include block between analyses.
   bool UsePreamble = true;
+  /// The program's name, for stack traces of a crash.
+  std::string Argv0 = "dmalint";
 };
 
 /// Serves one client on \p InFd / \p OutFd until it sends `exit` or closes

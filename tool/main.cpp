@@ -209,6 +209,7 @@ int main(int argc, const char **argv) {
     Options.CheckDocUrl = CheckDocUrl;
     Options.DebounceMs = Debounce;
     Options.UsePreamble = Preamble;
+    Options.Argv0 = argv[0];
     // The protocol owns stdout: anything else that writes there (clang,
     // LLVM) goes to stderr, which editors keep as the server's log.
     int ProtocolOut = dup(STDOUT_FILENO);

@@ -72,7 +72,7 @@ void PreambleStore::build() {
   clang::noteBottomOfStack();
   std::unique_lock<std::mutex> Lock(Mutex);
   while (!Stopping) {
-    if (Pending.empty()) {
+    if (Pending.empty() || Analysing) {
       Wake.wait(Lock);
       continue;
     }
@@ -109,6 +109,19 @@ void PreambleStore::build() {
     if (Built)
       Built(File, Usable, Seconds);
   }
+}
+
+void PreambleStore::analysisStarted() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Analysing = true;
+}
+
+void PreambleStore::analysisFinished() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Analysing = false;
+  }
+  Wake.notify_all();
 }
 
 void PreambleStore::forget(const std::string &Path) {

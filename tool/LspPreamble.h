@@ -10,7 +10,7 @@
 //
 // A stale or missing preamble is not built in the analysis that finds it so:
 // that analysis parses the whole file (as a fresh run would), and the new
-// preamble is built meanwhile on the store's own thread, for the next one.
+// preamble is built afterwards on the store's own thread, for the next one.
 // So editing the #include block, or opening a file, costs no more than a
 // fresh run, and no analysis waits for a preamble.
 //
@@ -63,6 +63,11 @@ public:
   /// Drops the preamble of \p Path (its document was closed).
   void forget(const std::string &Path);
 
+  /// Brackets an analysis: no preamble build starts while one runs, so that
+  /// the analysis that asked for a preamble publishes first.
+  void analysisStarted();
+  void analysisFinished();
+
 private:
   struct Stored {
     std::vector<std::string> Command; ///< The -cc1 command it was built for.
@@ -85,6 +90,7 @@ private:
   std::mutex Mutex;
   std::condition_variable Wake;
   bool Stopping = false;
+  bool Analysing = false;
   std::map<std::string, Stored> ByFile;
   std::map<std::string, Request> Pending;
   std::set<std::string> Wanted; ///< Files whose preamble may be kept.

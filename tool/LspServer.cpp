@@ -695,9 +695,11 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
   std::vector<tool::TranslationUnitResult> Run(1);
   bool Survived = true;
   if (Command.Database) {
+    Preambles.analysisStarted();
     llvm::CrashRecoveryContext Recovery;
     Survived = Recovery.RunSafely(
         [&] { Run[0] = tool::runChecksOnFile(*Command.Database, Path, Overrides, Hooks); });
+    Preambles.analysisFinished();
   }
   tool::SourceRoot Root(llvm::sys::path::parent_path(Path));
   std::vector<tool::Finding> Findings =

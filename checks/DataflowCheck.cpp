@@ -1,22 +1,54 @@
 //===- DataflowCheck.cpp - Base of the checks that read the descriptor analysis ===//
 #include "DataflowCheck.h"
+#include "ConfigurationErrors.h"
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
+#include <atomic>
+#include <limits>
 
 using namespace clang;
 
 namespace dmalint::checks {
 
+static std::atomic<bool> EverySkippedFunction{false};
+
+void reportEverySkippedFunction() { EverySkippedFunction = true; }
+
+/// The options every dataflow check has.
+static constexpr llvm::StringRef DataflowOptions[] = {"WorkLimit", "CrossFunctionSummaries",
+                                                      "ReportSkippedFunctions"};
+
 DataflowCheck::DataflowCheck(StringRef Name, tidy::ClangTidyContext *Context)
-    : DmaCheck(Name, Context) {
-  // Read as text: the bool specialisation of OptionsView::get is compiled
-  // into clang-tidy and its mangled name differs between GCC and Clang.
-  StringRef Skipped = Options.get("ReportSkippedFunctions", "false");
-  ReportSkippedFunctions = Skipped.equals_insensitive("true") || Skipped == "1";
-  Limits.MaxBlockVisits = Options.get("WorkLimit", Limits.MaxBlockVisits);
-  StringRef Summaries = Options.get("CrossFunctionSummaries", "true");
-  Limits.UseSummaries = !(Summaries.equals_insensitive("false") || Summaries == "0");
+    : DmaCheck(Name, Context, DataflowOptions) {
+  // Strictly: a value the option cannot take is a configuration error, never
+  // the default in its place. (Read as text: the bool specialisation of
+  // OptionsView::get is compiled into clang-tidy and its mangled name
+  // differs between GCC and Clang.)
+  auto Bad = [&](StringRef Option, StringRef Value, StringRef Expected) {
+    reportConfigurationError((Name + "." + Option).str(),
+                             ("must be " + Expected + ", got '" + Value + "'").str());
+  };
+  ReportSkippedFunctions = false;
+  if (std::optional<StringRef> Value = Options.get("ReportSkippedFunctions")) {
+    if (std::optional<bool> Parsed = parseBooleanOption(*Value))
+      ReportSkippedFunctions = *Parsed;
+    else
+      Bad("ReportSkippedFunctions", *Value, "true or false");
+  }
+  if (std::optional<StringRef> Value = Options.get("CrossFunctionSummaries")) {
+    if (std::optional<bool> Parsed = parseBooleanOption(*Value))
+      Limits.UseSummaries = *Parsed;
+    else
+      Bad("CrossFunctionSummaries", *Value, "true or false");
+  }
+  if (std::optional<StringRef> Value = Options.get("WorkLimit")) {
+    if (std::optional<unsigned> Parsed = parsePositiveOption(*Value))
+      Limits.MaxBlockVisits = *Parsed;
+    else
+      Bad("WorkLimit", *Value,
+          "a number of steps from 1 to " + std::to_string(std::numeric_limits<unsigned>::max()));
+  }
 }
 
 void DataflowCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) {
@@ -48,7 +80,7 @@ const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTCon
     return nullptr;
   const FunctionAnalysis &A = AnalysisCache::current().analysis(FD, Ctx, *Api, Limits);
   if (A.HitWorkLimit) {
-    if (ReportSkippedFunctions &&
+    if ((ReportSkippedFunctions || EverySkippedFunction) &&
         AnalysisCache::current().firstReport("work-limit", FD.getLocation()))
       diag(FD.getLocation(),
            "'%0' was not analysed: it needs more than %1 steps (the WorkLimit option); "

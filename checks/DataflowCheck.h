@@ -37,6 +37,12 @@ protected:
   bool ReportSkippedFunctions;
 };
 
+/// Makes every dataflow check report each function it skips at its work
+/// limit, whatever its ReportSkippedFunctions option says. The standalone
+/// dmalint does (it counts them, lists them in SARIF, and prints the remarks
+/// the options ask for); the plugin never calls it.
+void reportEverySkippedFunction();
+
 } // namespace dmalint::checks
 
 #endif

@@ -1,7 +1,8 @@
 //===- DmaCheck.cpp - Base of every dma-* check: the API model from options ===//
 #include "DmaCheck.h"
+#include "ConfigurationErrors.h"
 #include "clang-tidy/ClangTidyOptions.h"
-#include "llvm/Support/VirtualFileSystem.h"
+#include "clang/AST/DeclCXX.h"
 #include <map>
 #include <optional>
 #include <set>
@@ -31,22 +32,31 @@ const LoadedApi &loadApi(const std::map<std::string, std::string> &Options) {
   return Cache.emplace(Options, std::move(Loaded)).first->second;
 }
 
-/// The configuration file (or "the command line") that set \p Key for
-/// \p File: the last source that mentions it wins, as in clang-tidy.
-std::optional<std::string> optionSource(llvm::StringRef Key, llvm::StringRef File) {
-  FileOptionsProvider Provider(ClangTidyGlobalOptions(), ClangTidyOptions(), ClangTidyOptions(),
-                               llvm::vfs::getRealFileSystem());
-  std::optional<std::string> Source;
-  for (const auto &[Options, Name] : Provider.getRawOptions(File))
-    if (Options.CheckOptions.count(Key))
-      Source = Name;
-  return Source;
-}
-
 } // namespace
 
-DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context) {
+DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context, ArrayRef<StringRef> OwnOptions)
+    : ClangTidyCheck(Name, Context), Tidy(*Context) {
+  FileConfiguration &Config = FileConfiguration::of(*Context);
+  if (!Config.FileChecked) {
+    Config.FileChecked = true;
+    checkFileConfiguration();
+  }
+  // Keys under this check's name that it does not read are typos.
+  std::string Prefix = (Name + ".").str();
+  std::vector<std::string> Own(OwnOptions.begin(), OwnOptions.end());
+  for (const auto &Entry : Context->getOptions().CheckOptions) {
+    StringRef Option = Entry.getKey();
+    if (!Option.consume_front(Prefix) || llvm::is_contained(OwnOptions, Option))
+      continue;
+    std::optional<std::string> Meant = closestName(Option, Own);
+    reportConfigurationError(
+        Entry.getKey().str(),
+        "unknown option" +
+            (Meant ? "; did you mean '" + Prefix + *Meant + "'?"
+                   : Own.empty() ? "; " + Name.str() + " has no options"
+                                 : "; " + Name.str() + " has the options " +
+                                       llvm::join(Own, ", ")));
+  }
   std::map<std::string, std::string> Options;
   for (const auto &Entry : Context->getOptions().CheckOptions)
     if (Entry.getKey().starts_with(ApiOptionPrefix))
@@ -54,24 +64,47 @@ DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context)
   const LoadedApi &Loaded = loadApi(Options);
   Api = Loaded.Index;
   ApiValid = Loaded.Errors.empty();
-  for (const ApiOptionError &Error : Loaded.Errors) {
-    InvalidKeys.insert(Error.Key);
+  for (const ApiOptionError &Error : Loaded.Errors)
     reportConfigurationError(Error.Key, Error.Message);
+}
+
+void DmaCheck::checkFileConfiguration() {
+  for (const ConfigurationFile &Config : configurationFiles(getCurrentMainFile()))
+    if (!Config.Problem.empty())
+      configurationError(Config.Problem + "; no dma-* check runs on the files it governs");
+  std::vector<std::string> Known = dmaCheckNames();
+  const ClangTidyOptions &Options = Tidy.getOptions();
+  for (const std::string &Glob : unknownDmaGlobs(Options.Checks.value_or(""), Known)) {
+    llvm::StringRef Name = llvm::StringRef(Glob).ltrim("-");
+    std::optional<std::string> Meant = closestName(Name, Known);
+    configurationError("unknown check '" + Name.str() + "' " +
+                       checksOrigin(Glob, getCurrentMainFile()) +
+                       (Meant ? "; did you mean '" + *Meant + "'?"
+                              : "; the dma-* checks are " + llvm::join(Known, ", ")));
+  }
+  for (const auto &Entry : Options.CheckOptions) {
+    auto [Check, Option] = Entry.getKey().split('.');
+    if (!Check.starts_with("dma-") || Option.empty() || llvm::is_contained(Known, Check))
+      continue;
+    std::optional<std::string> Meant = closestName(Check, Known);
+    reportConfigurationError(Entry.getKey().str(),
+                             "there is no check '" + Check.str() + "'" +
+                                 (Meant ? "; did you mean '" + *Meant + "." + Option.str() + "'?"
+                                        : std::string()));
   }
 }
 
-void DmaCheck::reportConfigurationError(const std::string &Key, const std::string &Problem) {
-  std::optional<std::string> Where = optionSource(Key, getCurrentMainFile());
-  std::string Message =
-      "invalid API model option '" + Key + "' " +
-      (Where ? (*Where == "command-line option" ? "on the command line"
-                                                : "in '" + *Where + "'")
-             : std::string("(not set, so the built-in default)")) +
-      ": " + Problem;
-  // Every dma-* check loads the same options: say each problem once per file.
-  thread_local std::set<std::pair<std::string, std::string>> Reported;
-  if (Reported.insert({getCurrentMainFile().str(), Message}).second)
+void DmaCheck::configurationError(const std::string &Message) {
+  if (FileConfiguration::of(Tidy).fail(Message))
     configurationDiag(Message, DiagnosticIDs::Error);
+}
+
+void DmaCheck::reportConfigurationError(const std::string &Key, const std::string &Problem) {
+  ApiValid = false;
+  std::string What = StringRef(Key).starts_with(ApiOptionPrefix) ? "API model option" : "option";
+  configurationError("invalid " + What + " '" + Key + "' " +
+                     optionOrigin(Key, getCurrentMainFile(), Tidy.getOptions()) + ": " +
+                     Problem);
 }
 
 void DmaCheck::registerApiValidation(ast_matchers::MatchFinder *Finder) {
@@ -84,14 +117,47 @@ void DmaCheck::registerApiValidation(ast_matchers::MatchFinder *Finder) {
       this);
 }
 
+/// The definitions of descriptor types at namespace scope in \p DC.
+static void descriptorDefinitions(const DeclContext &DC, const ApiIndex &Api,
+                                  std::vector<const CXXRecordDecl *> &Found) {
+  for (const Decl *D : DC.decls()) {
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(D)) {
+      if (RD->isThisDeclarationADefinition() && Api.isDescriptorRecord(RD))
+        Found.push_back(RD);
+    } else if (isa<NamespaceDecl, LinkageSpecDecl, ExportDecl>(D)) {
+      descriptorDefinitions(*cast<DeclContext>(D), Api, Found);
+    }
+  }
+}
+
 bool DmaCheck::validateApi(const ast_matchers::MatchFinder::MatchResult &Result) {
-  if (!ApiValid)
-    return true; // Judge nothing with a model that has errors.
-  const auto *Type = Result.Nodes.getNodeAs<CXXRecordDecl>("dma-api-type");
-  if (!Type)
-    return false;
+  // No check judges code that does not compile: what it says about the
+  // code around an error would be about what clang guessed there.
+  if (Result.Context->getDiagnostics().hasUncompilableErrorOccurred())
+    return true;
+  if (!Validated) {
+    // Before anything is judged (a template instantiated ahead of the
+    // descriptor type's definition is matched before it).
+    Validated = true;
+    validateAgainst(*Result.Context);
+  }
+  if (FileConfiguration::of(Tidy).broken())
+    return true; // Judge nothing with a configuration that has errors.
+  return Result.Nodes.getNodeAs<CXXRecordDecl>("dma-api-type") != nullptr;
+}
+
+void DmaCheck::validateAgainst(const ASTContext &Ctx) {
+  if (!ApiValid || !Api->declaredIn(Ctx))
+    return;
+  std::vector<const CXXRecordDecl *> Types;
+  descriptorDefinitions(*Ctx.getTranslationUnitDecl(), *Api, Types);
+  for (const CXXRecordDecl *Type : Types)
+    validateRecord(*Type);
+}
+
+void DmaCheck::validateRecord(const CXXRecordDecl &Type) {
   const ApiModel &M = Api->model();
-  std::string TypeName = Type->getQualifiedNameAsString();
+  std::string TypeName = Type.getQualifiedNameAsString();
   auto HasMethod = [&](StringRef Name) {
     bool Found = false;
     auto Look = [&](const CXXRecordDecl *RD) {
@@ -100,8 +166,8 @@ bool DmaCheck::validateApi(const ast_matchers::MatchFinder::MatchResult &Result)
           Found = true;
       return true;
     };
-    Look(Type);
-    Type->forallBases(Look);
+    Look(&Type);
+    Type.forallBases(Look);
     return Found;
   };
   static constexpr std::pair<ApiRole, const char *> MethodKeys[] = {
@@ -117,18 +183,13 @@ bool DmaCheck::validateApi(const ast_matchers::MatchFinder::MatchResult &Result)
                                  "'" + TypeName + "' has no method '" + Name + "'");
   }
   unsigned MostParams = 0;
-  for (const CXXConstructorDecl *Ctor : Type->ctors())
+  for (const CXXConstructorDecl *Ctor : Type.ctors())
     if (!Ctor->isCopyOrMoveConstructor())
       MostParams = std::max(MostParams, Ctor->getNumParams());
-  for (const FunctionTemplateDecl *Template : [&] {
-         std::vector<const FunctionTemplateDecl *> Templates;
-         for (const Decl *D : Type->decls())
-           if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-             if (isa<CXXConstructorDecl>(FT->getTemplatedDecl()))
-               Templates.push_back(FT);
-         return Templates;
-       }())
-    MostParams = std::max(MostParams, Template->getTemplatedDecl()->getNumParams());
+  for (const Decl *D : Type.decls())
+    if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+      if (isa<CXXConstructorDecl>(FT->getTemplatedDecl()))
+        MostParams = std::max(MostParams, FT->getTemplatedDecl()->getNumParams());
   auto CheckPosition = [&](const char *Key, unsigned Position) {
     if (Position >= MostParams)
       reportConfigurationError((ApiOptionPrefix + Key).str(),
@@ -138,7 +199,10 @@ bool DmaCheck::validateApi(const ast_matchers::MatchFinder::MatchResult &Result)
   };
   CheckPosition("ConstructorSrcSemParam", M.CtorSrcSemParam);
   CheckPosition("ConstructorDeviceIdParam", M.CtorDeviceIdParam);
-  return true;
+}
+
+SourceLocation userLocation(SourceLocation Loc, const SourceManager &SM) {
+  return SM.isInSystemMacro(Loc) ? SM.getExpansionLoc(Loc) : Loc;
 }
 
 void DmaCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {

@@ -50,10 +50,14 @@ AST_MATCHER_P(clang::CXXConstructExpr, constructsDeviceIdUser, std::shared_ptr<c
 /// Every dma-* check reads the API model through this one loader: the
 /// built-in model of <tpu/dma.h>, changed by the `dma.*` CheckOptions of
 /// .clang-tidy (the same file for stock clang-tidy and for dmalint). A bad
-/// option is one configuration error naming the option and its file.
+/// option is one configuration error naming the option and its file, and
+/// then no dma-* check judges the file (ConfigurationErrors.h).
 class DmaCheck : public clang::tidy::ClangTidyCheck {
 public:
-  DmaCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
+  /// \p OwnOptions: the check's options (the X of `<check>.X`); any other
+  /// key under the check's name is an unknown option.
+  DmaCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context,
+           llvm::ArrayRef<llvm::StringRef> OwnOptions = {});
   bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
@@ -64,10 +68,17 @@ protected:
   /// Every check calls these two: in a translation unit that defines the
   /// descriptor type, the configured methods and constructor positions must
   /// exist (a name that resolves to nothing is a configuration error, not a
-  /// silent run that finds nothing).
+  /// silent run that finds nothing). The model is checked against the
+  /// translation unit before anything in it is judged.
   void registerApiValidation(clang::ast_matchers::MatchFinder *Finder);
-  /// True when \p Result was the validation's match (and has been handled).
+  /// True when \p Result must not be judged: the validation's own match, a
+  /// translation unit that does not compile, or a configuration error for
+  /// this file (found by any dma-* check).
   bool validateApi(const clang::ast_matchers::MatchFinder::MatchResult &Result);
+
+  /// Reports a configuration error about the option \p Key (once per
+  /// translation unit); from then on no dma-* check judges the file.
+  void reportConfigurationError(const std::string &Key, const std::string &Problem);
 
   std::shared_ptr<const ApiIndex> Api;
   /// False when the options have errors: nothing is judged with a model the
@@ -75,9 +86,27 @@ protected:
   bool ApiValid = true;
 
 private:
-  std::set<std::string> InvalidKeys;
-  void reportConfigurationError(const std::string &Key, const std::string &Problem);
+  /// The problems of the whole file's configuration: its .clang-tidy files,
+  /// unknown dma-* checks in Checks and in CheckOptions keys.
+  void checkFileConfiguration();
+  /// The descriptor types' methods and constructor positions, against the
+  /// definitions in \p Ctx.
+  void validateAgainst(const clang::ASTContext &Ctx);
+  void validateRecord(const clang::CXXRecordDecl &Type);
+  /// Says \p Message as a configuration error, once per translation unit.
+  void configurationError(const std::string &Message);
+
+  clang::tidy::ClangTidyContext &Tidy;
+  bool Validated = false;
 };
+
+/// Where to report something at \p Loc: \p Loc itself, or, inside a macro
+/// of a system header (INT_MIN), the place in the user's code where that
+/// macro is used: both front ends drop diagnostics located in system code.
+clang::SourceLocation userLocation(clang::SourceLocation Loc, const clang::SourceManager &SM);
+
+/// The names of the checks of the `dma` module, sorted.
+std::vector<std::string> dmaCheckNames();
 
 } // namespace dmalint::checks
 

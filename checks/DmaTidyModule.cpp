@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceIdTypeMismatchCheck.h"
+#include "DmaCheck.h"
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "StartPriorityCheck.h"
 #include "UnusedDescriptorCheck.h"
@@ -26,6 +27,16 @@ public:
     Factories.registerCheck<WaitSendOnLocalCopyCheck>("dma-wait-send-on-local-copy");
   }
 };
+
+std::vector<std::string> dmaCheckNames() {
+  clang::tidy::ClangTidyCheckFactories Factories;
+  DmaTidyModule().addCheckFactories(Factories);
+  std::vector<std::string> Names;
+  for (const auto &Factory : Factories)
+    Names.push_back(Factory.getKey().str());
+  llvm::sort(Names);
+  return Names;
+}
 
 static clang::tidy::ClangTidyModuleRegistry::Add<DmaTidyModule>
     Registration("dma-module", "Checks for DMA-descriptor misuse in kernels.");

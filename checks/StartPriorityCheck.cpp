@@ -41,13 +41,12 @@ void StartPriorityCheck::checkConstant(const CXXMemberCallExpr &Call, ASTContext
   // never needs.
   if (!Value || (*Value >= 0 && *Value <= 1) || isInDependentContext(Call, Ctx))
     return;
-  const Expr *Priority = Call.getArg(Api->model().StartPriorityParam);
+  SourceLocation At = userLocation(
+      Call.getArg(Api->model().StartPriorityParam)->getBeginLoc(), Ctx.getSourceManager());
   if (*Value < 0)
-    diag(Priority->getBeginLoc(), "DMA start priority must be non-negative, got %0")
-        << std::to_string(*Value);
+    diag(At, "DMA start priority must be non-negative, got %0") << std::to_string(*Value);
   else if (*Value > 1)
-    diag(Priority->getBeginLoc(), "DMA start priority must be 0 or 1, got %0")
-        << std::to_string(*Value);
+    diag(At, "DMA start priority must be 0 or 1, got %0") << std::to_string(*Value);
 }
 
 void StartPriorityCheck::checkRemote(const FunctionDecl &Function, ASTContext &Ctx) {

@@ -370,8 +370,10 @@ std::map<std::string, std::string> apiModelOptions(const ApiModel &M) {
   Out[Key("DescriptorTypes")] = joinList(M.DescriptorTypes);
   for (const RoleKey &R : FunctionKeys)
     Out[Key(R.Key)] = joinList(namesWithRole(M.Functions, R.Role));
-  for (const RoleKey &R : MethodKeys)
-    Out[Key(R.Key)] = joinList(namesWithRole(M.Methods, R.Role));
+  for (const RoleKey &R : MethodKeys) {
+    std::vector<std::string> Names = namesWithRole(M.Methods, R.Role);
+    Out[Key(R.Key)] = Names.empty() ? NoMethod.str() : joinList(Names);
+  }
   ApiModel Copy = M;
   for (const char *P : PositionKeys)
     Out[Key(P)] = std::to_string(*positionField(Copy, P));
@@ -425,8 +427,17 @@ applyApiOptions(ApiModel &M, const std::map<std::string, std::string> &Options) 
     }
     if (const RoleKey *R = llvm::find_if(MethodKeys, [&](auto &K) { return Name == K.Key; });
         R != std::end(MethodKeys)) {
+      // An empty value is more often a mistake (a template variable left
+      // unset) than a statement; an API without the role says so.
+      if (llvm::StringRef(Value).trim() == NoMethod) {
+        setNamesWithRole(M.Methods, R->Role, {});
+        continue;
+      }
       std::vector<std::string> Names = splitList(Value);
-      if (CheckNames(Key, Names, false))
+      if (Names.empty())
+        Fail(Key, "is empty; name the descriptor's method for this role, or write '" +
+                      NoMethod + "' if the API has none");
+      else if (CheckNames(Key, Names, false))
         setNamesWithRole(M.Methods, R->Role, Names);
       continue;
     }

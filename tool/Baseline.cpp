@@ -7,7 +7,15 @@
 
 namespace dmalint::tool {
 
-static constexpr int64_t BaselineVersion = 1;
+static constexpr int64_t BaselineVersion = 2;
+
+bool Baseline::accept(llvm::StringRef Fingerprint) {
+  auto It = Accepted.find(Fingerprint);
+  if (It == Accepted.end() || It->getValue() == 0)
+    return false;
+  --It->getValue();
+  return true;
+}
 
 static llvm::Error malformed(llvm::StringRef Path, const llvm::Twine &What) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -29,13 +37,15 @@ llvm::Expected<Baseline> readBaseline(llvm::StringRef Path) {
   std::optional<int64_t> Version = Top->getInteger("version");
   if (!Version)
     return malformed(Path, "no integer \"version\"");
-  if (*Version != BaselineVersion)
-    return malformed(Path, "version " + llvm::Twine(*Version) + ", this dmalint reads version " +
+  if (*Version != BaselineVersion && *Version != 1)
+    return malformed(Path, "version " + llvm::Twine(*Version) +
+                               ", this dmalint reads versions 1 and " +
                                llvm::Twine(BaselineVersion));
   const llvm::json::Array *Findings = Top->getArray("findings");
   if (!Findings)
     return malformed(Path, "no \"findings\" array");
   Baseline Result;
+  Result.Version = *Version;
   for (size_t I = 0; I < Findings->size(); ++I) {
     const llvm::json::Object *Entry = (*Findings)[I].getAsObject();
     std::optional<llvm::StringRef> Fingerprint =
@@ -43,7 +53,7 @@ llvm::Expected<Baseline> readBaseline(llvm::StringRef Path) {
     if (!Fingerprint || Fingerprint->empty())
       return malformed(Path, "findings[" + llvm::Twine(I) +
                                  "] is not an object with a \"fingerprint\" string");
-    Result.Fingerprints.insert(*Fingerprint);
+    ++Result.Accepted[*Fingerprint];
   }
   return Result;
 }
@@ -55,6 +65,8 @@ llvm::Error writeBaseline(llvm::StringRef Path, llvm::ArrayRef<Finding> Findings
       continue;
     llvm::json::Object Entry{
         {"fingerprint", F.Fingerprint}, {"check", F.Check}, {"message", F.Primary.Text}};
+    if (!F.Identity.Function.empty())
+      Entry["function"] = F.Identity.Function;
     if (F.Primary.At) {
       Entry["file"] = F.PortablePath;
       // For the reader only: matching never looks at the line.

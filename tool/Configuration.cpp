@@ -1,9 +1,12 @@
 //===- Configuration.cpp - The options each file is checked with ---------===//
 #include "Configuration.h"
 #include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Basic/Version.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #if CLANG_VERSION_MAJOR < 22 // Merged into ClangTidyModule.h (and deprecated) in 22.
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #endif
@@ -22,6 +25,52 @@ ClangTidyOptions defaultOptions() {
   return Defaults;
 }
 
+namespace {
+
+/// A file system that hides a .clang-tidy that cannot be read: clang-tidy's
+/// lookup then passes it by in silence instead of printing "Can't read" at
+/// every lookup; the checks report it once per translation unit
+/// (checks/ConfigurationErrors.h).
+class UnreadableConfigHidingFileSystem : public llvm::vfs::ProxyFileSystem {
+public:
+  using ProxyFileSystem::ProxyFileSystem;
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &Path) override {
+    llvm::SmallString<256> Name;
+    Path.toVector(Name);
+    if (llvm::sys::path::filename(Name) == ".clang-tidy" && !getBufferForFile(Name))
+      return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::status(Path);
+  }
+};
+
+/// clang-tidy's FileOptionsProvider, except that a .clang-tidy that is not
+/// valid YAML is not reported at every lookup (clang-tidy prints the YAML
+/// error each time options are asked for): it counts as a file that sets
+/// nothing, and the checks report it once as a configuration error.
+class QuietFileOptionsProvider : public FileOptionsProvider {
+public:
+  QuietFileOptionsProvider(ClangTidyOptions Defaults, ClangTidyOptions Overrides,
+                           llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base)
+      : FileOptionsProvider(ClangTidyGlobalOptions(), std::move(Defaults), std::move(Overrides),
+                            quietHandlers()) {
+    // The constructor with handlers leaves the file system unset.
+    FS = llvm::makeIntrusiveRefCnt<UnreadableConfigHidingFileSystem>(std::move(Base));
+  }
+
+private:
+  static ConfigFileHandlers quietHandlers() {
+    ConfigFileHandlers Handlers;
+    Handlers.emplace_back(".clang-tidy", [](llvm::MemoryBufferRef Config) {
+      llvm::ErrorOr<ClangTidyOptions> Parsed =
+          parseConfigurationWithDiags(Config, [](const llvm::SMDiagnostic &) {});
+      return Parsed ? Parsed : llvm::ErrorOr<ClangTidyOptions>(ClangTidyOptions());
+    });
+    return Handlers;
+  }
+};
+
+} // namespace
+
 std::unique_ptr<ClangTidyOptionsProvider>
 optionsProvider(const ClangTidyOptions &Overrides,
                 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS) {
@@ -31,21 +80,47 @@ optionsProvider(const ClangTidyOptions &Overrides,
   ClangTidyOptions Forced = Overrides;
   Forced.Checks = Overrides.Checks ? *Overrides.Checks + ",-clang-analyzer-*"
                                    : std::string("-clang-analyzer-*");
-  return std::make_unique<FileOptionsProvider>(ClangTidyGlobalOptions(), defaultOptions(),
-                                               Forced, std::move(FS));
+  return std::make_unique<QuietFileOptionsProvider>(defaultOptions(), Forced, std::move(FS));
 }
 
-std::string effectiveConfiguration(const std::string &File, const ClangTidyOptions &Overrides) {
-  auto Provider = optionsProvider(Overrides, llvm::vfs::getRealFileSystem());
-  ClangTidyOptions Effective = Provider->getOptions(File);
-  // As clang-tidy --dump-config: each enabled check stores its options.
+ContextDiagnostics::ContextDiagnostics(ClangTidyContext &Context, DiagnosticConsumer &Consumer)
+    : Options(std::make_unique<DiagnosticOptions>()) {
+#if CLANG_VERSION_MAJOR >= 22
+  Engine = std::make_unique<DiagnosticsEngine>(new DiagnosticIDs(), *Options, &Consumer,
+                                               /*ShouldOwnClient=*/false);
+  Context.setDiagnosticsEngine(std::make_unique<DiagnosticOptions>(*Options), Engine.get());
+#else
+  Engine = std::make_unique<DiagnosticsEngine>(new DiagnosticIDs(), Options.release(), &Consumer,
+                                               /*ShouldOwnClient=*/false);
+  Context.setDiagnosticsEngine(Engine.get());
+#endif
+}
+
+ContextDiagnostics::~ContextDiagnostics() = default;
+
+CheckedConfiguration checkConfiguration(const std::string &File, const ClangTidyOptions &Overrides,
+                                        bool AllChecks) {
+  CheckedConfiguration Result;
   ClangTidyContext Context(optionsProvider(Overrides, llvm::vfs::getRealFileSystem()));
+  ClangTidyDiagnosticConsumer Consumer(Context);
+  ContextDiagnostics Diagnostics(Context, Consumer);
   Context.setCurrentFile(File);
-  ClangTidyASTConsumerFactory Factory(Context);
+  Result.Effective = Context.getOptions();
+  // As clang-tidy --dump-config: each check stores its options.
+  ClangTidyCheckFactories Factories;
+  for (const ClangTidyModuleRegistry::entry &Module : ClangTidyModuleRegistry::entries())
+    Module.instantiate()->addCheckFactories(Factories);
   ClangTidyOptions Stored;
-  Stored.CheckOptions = Factory.getCheckOptions();
-  Effective = Effective.merge(Stored, 0);
-  return configurationAsText(Effective);
+  for (const auto &Factory : Factories) {
+    if (!AllChecks && !Context.isCheckEnabled(Factory.getKey()))
+      continue;
+    std::unique_ptr<ClangTidyCheck> Check = Factory.getValue()(Factory.getKey(), &Context);
+    Check->storeOptions(Stored.CheckOptions);
+  }
+  Result.Effective = Result.Effective.merge(Stored, 0);
+  for (const ClangTidyError &E : Consumer.take())
+    Result.Errors.push_back(E.Message.Message);
+  return Result;
 }
 
 std::optional<std::string> checkOption(const std::string &File,

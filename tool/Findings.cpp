@@ -1,6 +1,7 @@
 //===- Findings.cpp - The one finding type every writer reads -------------===//
 #include "Findings.h"
 #include "Fingerprint.h"
+#include "LineHash.h"
 #include "clang/Basic/CharInfo.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -194,6 +195,17 @@ std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
     }
   }
   assignFingerprints(Findings);
+  std::map<std::string, std::vector<std::string>> LineHashes; // Per file, once.
+  for (Finding &F : Findings) {
+    if (!F.isFinding() || !F.Primary.At || !F.Primary.At->resolved())
+      continue;
+    auto It = LineHashes.find(F.Primary.At->Path);
+    if (It == LineHashes.end())
+      It = LineHashes.emplace(F.Primary.At->Path, lineHashes(Sources.text(F.Primary.At->Path)))
+               .first;
+    if (F.Primary.At->Line <= It->second.size())
+      F.LineHash = It->second[F.Primary.At->Line - 1];
+  }
   return Findings;
 }
 

@@ -88,6 +88,9 @@ struct Finding {
   /// partialFingerprints."dmalint/v1" and what baselines match; empty
   /// unless Kind is Finding.
   std::string Fingerprint;
+  /// GitHub code scanning's primaryLocationLineHash of Primary's line
+  /// (LineHash.h); empty unless Kind is Finding.
+  std::string LineHash;
   /// The translation unit the finding was first seen in.
   std::string TranslationUnit;
 

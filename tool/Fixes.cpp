@@ -93,9 +93,10 @@ static llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Content
     llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
     Out << Content;
     Out.close();
-    if (Out.has_error()) {
+    if (std::error_code EC = Out.error()) {
+      Out.clear_error(); // Handled here: the stream would abort on it.
       llvm::sys::fs::remove(Temp);
-      return llvm::errorCodeToError(Out.error());
+      return llvm::errorCodeToError(EC);
     }
   }
   if (auto EC = llvm::sys::fs::setPermissions(Temp, *Perms)) {

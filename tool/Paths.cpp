@@ -40,6 +40,30 @@ bool insideTree(llvm::StringRef Path, llvm::StringRef Tree) {
          llvm::sys::path::is_separator(Tree.back());
 }
 
+std::optional<std::string> gitTopLevel(llvm::StringRef Dir) {
+  for (std::string Here = normalisedPath(Dir); !Here.empty();) {
+    llvm::SmallString<256> Git(Here);
+    llvm::sys::path::append(Git, ".git");
+    if (llvm::sys::fs::exists(Git))
+      return Here;
+    llvm::StringRef Parent = llvm::sys::path::parent_path(Here);
+    if (Parent == Here)
+      break;
+    Here = Parent.str();
+  }
+  return std::nullopt;
+}
+
+std::string defaultSourceRoot(llvm::StringRef DatabaseDirectory,
+                              llvm::StringRef WorkingDirectory) {
+  if (!DatabaseDirectory.empty())
+    if (std::optional<std::string> Top = gitTopLevel(DatabaseDirectory))
+      return *Top;
+  if (std::optional<std::string> Top = gitTopLevel(WorkingDirectory))
+    return *Top;
+  return normalisedPath(DatabaseDirectory.empty() ? WorkingDirectory : DatabaseDirectory);
+}
+
 SourceRoot::SourceRoot(llvm::StringRef Dir) {
   std::string Path = normalisedPath(Dir);
   while (Path.size() > 1 && llvm::sys::path::is_separator(Path.back()))

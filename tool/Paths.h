@@ -28,6 +28,18 @@ std::string absolutePath(llvm::StringRef FilePath, llvm::StringRef BuildDirector
 /// \p Tree (or is it).
 bool insideTree(llvm::StringRef Path, llvm::StringRef Tree);
 
+/// The top directory of the git work tree holding \p Dir (the nearest
+/// directory at or above it with a `.git`, a directory or, for worktrees and
+/// submodules, a file), or nothing.
+std::optional<std::string> gitTopLevel(llvm::StringRef Dir);
+
+/// The source root when --source-root is not given: the top of the git work
+/// tree that holds the compilation database's directory, else the one that
+/// holds the working directory, else the database's directory (with flags
+/// after `--`, the working directory).
+std::string defaultSourceRoot(llvm::StringRef DatabaseDirectory,
+                              llvm::StringRef WorkingDirectory);
+
 /// The directory report paths are relative to (SARIF's SRCROOT).
 class SourceRoot {
 public:

@@ -1,6 +1,7 @@
 //===- Run.cpp - Running the checks over translation units ---------------===//
 #include "Run.h"
 #include "Configuration.h"
+#include "Identity.h"
 #include "../checks/MatchedNodes.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyCheck.h"
@@ -144,6 +145,73 @@ private:
   llvm::DenseSet<const FunctionDecl *> UsingApi;
 };
 
+/// Sits between the checks and clang-tidy's diagnostic consumer and, while
+/// the AST is still there, records what each check diagnostic is about
+/// (Identity.h) and in which function each of its notes is. Everything is
+/// passed on unchanged.
+class IdentityRecorder : public DiagnosticConsumer {
+public:
+  struct Record {
+    FindingIdentity Identity;
+    std::vector<std::string> Functions; ///< The diagnostic's, then each note's.
+  };
+
+  IdentityRecorder(ClangTidyContext &Context, DiagnosticConsumer &Next)
+      : Context(Context), Next(Next) {}
+
+  /// The translation unit being matched (null once it is gone).
+  void setAST(ASTContext *Ctx, std::shared_ptr<const ApiIndex> Api) {
+    this->Ctx = Ctx;
+    this->Api = std::move(Api);
+  }
+
+  void BeginSourceFile(const LangOptions &LO, const Preprocessor *PP) override {
+    Next.BeginSourceFile(LO, PP);
+  }
+  void EndSourceFile() override { Next.EndSourceFile(); }
+  void finish() override { Next.finish(); }
+  bool IncludeInDiagnosticCounts() const override { return Next.IncludeInDiagnosticCounts(); }
+
+  void HandleDiagnostic(DiagnosticsEngine::Level Level, const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    if (Ctx && Info.getLocation().isValid() && Info.hasSourceManager()) {
+      SourceLocation Loc = Info.getLocation();
+      if (Level == DiagnosticsEngine::Note) {
+        if (Last)
+          Last->Functions.push_back(enclosingFunction(*Ctx, Loc));
+      } else {
+        const SourceManager &SM = Info.getSourceManager();
+        SourceLocation File = SM.getFileLoc(Loc);
+        Record &R = Records[key(Context.getCheckName(Info.getID()), SM.getFilename(File),
+                                SM.getFileOffset(File))];
+        R = Record{identify(*Ctx, Loc, Api.get()), {enclosingFunction(*Ctx, Loc)}};
+        Last = &R;
+      }
+    } else if (Level != DiagnosticsEngine::Note) {
+      Last = nullptr;
+    }
+    Next.HandleDiagnostic(Level, Info);
+  }
+
+  /// What was recorded for \p E, if anything.
+  const Record *find(const ClangTidyError &E) const {
+    auto It = Records.find(key(E.DiagnosticName, E.Message.FilePath, E.Message.FileOffset));
+    return It == Records.end() ? nullptr : &It->second;
+  }
+
+private:
+  static std::string key(llvm::StringRef Check, llvm::StringRef File, unsigned Offset) {
+    return (Check + "\0" + File + "\0" + llvm::Twine(Offset)).str();
+  }
+
+  ClangTidyContext &Context;
+  DiagnosticConsumer &Next;
+  ASTContext *Ctx = nullptr;
+  std::shared_ptr<const ApiIndex> Api;
+  std::map<std::string, Record> Records;
+  Record *Last = nullptr;
+};
+
 /// The checks of one translation unit and the matchers they registered, as
 /// clang-tidy's own consumer holds them, and told what the dma-* matchers can
 /// never match. In a translation unit that never names a descriptor type
@@ -157,8 +225,10 @@ class DmaChecksConsumer : public ASTConsumer {
 public:
   DmaChecksConsumer(std::vector<std::unique_ptr<ClangTidyCheck>> Checks,
                     std::unique_ptr<ast_matchers::MatchFinder> Finder,
-                    std::shared_ptr<const ApiIndex> Api)
-      : Checks(std::move(Checks)), Finder(std::move(Finder)), Api(std::move(Api)) {}
+                    std::shared_ptr<const ApiIndex> Api, IdentityRecorder &Recorder)
+      : Checks(std::move(Checks)), Finder(std::move(Finder)), Api(std::move(Api)),
+        Recorder(Recorder) {}
+  ~DmaChecksConsumer() override { Recorder.setAST(nullptr, nullptr); }
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Api) {
@@ -189,6 +259,7 @@ private:
   std::vector<std::unique_ptr<ClangTidyCheck>> Checks;
   std::unique_ptr<ast_matchers::MatchFinder> Finder;
   std::shared_ptr<const ApiIndex> Api;
+  IdentityRecorder &Recorder;
 };
 
 /// What clang::tidy::runClangTidy does for one file, with the consumer above
@@ -198,8 +269,9 @@ private:
 /// translation unit), for checks dmalint never runs.
 class TidyActionFactory : public tooling::FrontendActionFactory {
 public:
-  TidyActionFactory(ClangTidyContext &Context, const RunHooks &Hooks)
-      : Context(Context), Hooks(Hooks) {
+  TidyActionFactory(ClangTidyContext &Context, IdentityRecorder &Recorder,
+                    const RunHooks &Hooks)
+      : Context(Context), Recorder(Recorder), Hooks(Hooks) {
     for (const ClangTidyModuleRegistry::entry &Module : ClangTidyModuleRegistry::entries())
       Module.instantiate()->addCheckFactories(CheckFactories);
   }
@@ -239,8 +311,10 @@ private:
       Check->registerMatchers(Finder.get());
       Check->registerPPCallbacks(Compiler.getSourceManager(), PP, PP);
     }
-    return std::make_unique<DmaChecksConsumer>(std::move(Checks), std::move(Finder),
-                                               apiModelFor(Context));
+    std::shared_ptr<const ApiIndex> Api = apiModelFor(Context);
+    Recorder.setAST(&Compiler.getASTContext(), Api);
+    return std::make_unique<DmaChecksConsumer>(std::move(Checks), std::move(Finder), Api,
+                                               Recorder);
   }
 
   class Action : public ASTFrontendAction {
@@ -256,6 +330,7 @@ private:
   };
 
   ClangTidyContext &Context;
+  IdentityRecorder &Recorder;
   const RunHooks &Hooks;
   ClangTidyCheckFactories CheckFactories;
 };
@@ -295,22 +370,19 @@ TranslationUnitResult runChecksOnFile(const tooling::CompilationDatabase &Compil
   ClangTidyDiagnosticConsumer DiagConsumer(Context, /*ExternalDiagEngine=*/nullptr,
                                            /*RemoveIncompatibleErrors=*/true,
                                            /*GetFixesFromNotes=*/false);
-  auto DiagOpts = std::make_unique<DiagnosticOptions>();
-#if CLANG_VERSION_MAJOR >= 22
-  DiagnosticsEngine Engine(new DiagnosticIDs(), *DiagOpts, &DiagConsumer,
-                           /*ShouldOwnClient=*/false);
-  Context.setDiagnosticsEngine(std::move(DiagOpts), &Engine);
-#else
-  DiagnosticsEngine Engine(new DiagnosticIDs(), DiagOpts.release(), &DiagConsumer,
-                           /*ShouldOwnClient=*/false);
-  Context.setDiagnosticsEngine(&Engine);
-#endif
+  IdentityRecorder Recorder(Context, DiagConsumer);
+  ContextDiagnostics Diagnostics(Context, Recorder);
   Tool.setDiagnosticConsumer(&DiagConsumer);
-  TidyActionFactory Factory(Context, Hooks);
+  TidyActionFactory Factory(Context, Recorder, Hooks);
   Tool.run(&Factory);
   TranslationUnitResult Result;
   Result.File = File;
   Result.Errors = DiagConsumer.take();
+  for (const ClangTidyError &E : Result.Errors) {
+    const IdentityRecorder::Record *R = Recorder.find(E);
+    Result.Identities.push_back(R ? R->Identity : FindingIdentity());
+    Result.EnclosingFunctions.push_back(R ? R->Functions : std::vector<std::string>());
+  }
   return Result;
 }
 

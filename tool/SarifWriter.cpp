@@ -65,6 +65,7 @@ public:
       return Physical;
     Physical["region"] = json::Object{{"startLine", At.Line},
                                       {"startColumn", At.Utf16Column},
+                                      {"endLine", At.Line},
                                       {"endColumn", Message.EndUtf16Column}};
     Physical["contextRegion"] =
         json::Object{{"startLine", At.Line}, {"snippet", json::Object{{"text", At.LineText}}}};
@@ -120,6 +121,49 @@ std::optional<json::Object> sarifFix(const Finding &F, const LocationBuilder &Lo
   return json::Object{{"artifactChanges", std::move(Changes)}};
 }
 
+/// \p Text with SARIF's escapes for plain-text messages, where "[text](id)"
+/// is a link: a literal backslash or bracket is preceded by a backslash.
+std::string escapeMessage(llvm::StringRef Text) {
+  std::string Escaped;
+  for (char C : Text) {
+    if (C == '\\' || C == '[' || C == ']')
+      Escaped += '\\';
+    Escaped += C;
+  }
+  return Escaped;
+}
+
+/// The result's message: the finding's, then a link to each related
+/// location (GitHub shows a related location only when the message links
+/// it), one line each, the note's own words as the link's text.
+std::string resultText(const Finding &F) {
+  std::string Text = escapeMessage(F.Primary.Text);
+  for (size_t N = 0; N < F.Notes.size(); ++N)
+    Text += "\n[" + escapeMessage(F.Notes[N].Text) + "](" + std::to_string(N + 1) + ")";
+  return Text;
+}
+
+/// The path to the finding in the order it runs: the notes in the
+/// finding's own function (where the descriptor was built and handed on),
+/// the finding, then the notes in other functions (the helpers it calls, down
+/// to the statement that needs a remote copy), each group in the notes'
+/// order.
+std::vector<const FindingMessage *> executionOrder(const Finding &F) {
+  auto Here = [&](const FindingMessage &Note) {
+    return Note.EnclosingFunction.empty() || F.Primary.EnclosingFunction.empty() ||
+           Note.EnclosingFunction == F.Primary.EnclosingFunction;
+  };
+  std::vector<const FindingMessage *> Order;
+  for (const FindingMessage &Note : F.Notes)
+    if (Here(Note))
+      Order.push_back(&Note);
+  Order.push_back(&F.Primary);
+  for (const FindingMessage &Note : F.Notes)
+    if (!Here(Note))
+      Order.push_back(&Note);
+  return Order;
+}
+
 json::Object rule(llvm::StringRef Name, const SarifOptions &Options) {
   CheckDescription Description = describeCheck(Name);
   std::string Url = checkDocUrl(Options.CheckDocUrl, Name);
@@ -173,24 +217,26 @@ json::Value sarifLog(llvm::ArrayRef<const Finding *> Findings, const SarifOption
       Notifications.push_back(std::move(Notification));
       continue;
     }
+    json::Object Fingerprints{{FingerprintKey, F->Fingerprint}};
+    if (!F->LineHash.empty())
+      Fingerprints["primaryLocationLineHash"] = F->LineHash;
     json::Object Result{{"ruleId", F->Check},
                         {"ruleIndex", RuleIndex[F->Check]},
                         {"level", F->WarningAsError ? "error" : "warning"},
-                        {"message", message(F->Primary.Text)},
-                        {"partialFingerprints", json::Object{{FingerprintKey, F->Fingerprint}}}};
+                        {"message", message(resultText(*F))},
+                        {"partialFingerprints", std::move(Fingerprints)}};
     if (Primary)
       Result["locations"] = json::Array{json::Object{{"physicalLocation", std::move(*Primary)}}};
     if (!F->Notes.empty()) {
-      json::Array Related, Flow;
+      json::Array Related;
       for (size_t N = 0; N < F->Notes.size(); ++N) {
         json::Object Note = Locations.location(F->Notes[N]);
         Note["id"] = N + 1;
         Related.push_back(std::move(Note));
-        Flow.push_back(json::Object{{"location", Locations.location(F->Notes[N])}});
       }
-      // The path: how the descriptor got here (the notes, in order), then
-      // the finding.
-      Flow.push_back(json::Object{{"location", Locations.location(F->Primary)}});
+      json::Array Flow;
+      for (const FindingMessage *Step : executionOrder(*F))
+        Flow.push_back(json::Object{{"location", Locations.location(*Step)}});
       Result["relatedLocations"] = std::move(Related);
       Result["codeFlows"] = json::Array{
           json::Object{{"threadFlows", json::Array{json::Object{{"locations", std::move(Flow)}}}}}};
@@ -215,6 +261,7 @@ json::Value sarifLog(llvm::ArrayRef<const Finding *> Findings, const SarifOption
     RootUri += "/";
   json::Object Run{{"tool", json::Object{{"driver", std::move(Driver)}}},
                    {"originalUriBaseIds", json::Object{{RootId, json::Object{{"uri", RootUri}}}}},
+                   {"automationDetails", json::Object{{"id", Options.AutomationId}}},
                    {"columnKind", "utf16CodeUnits"},
                    {"invocations", json::Array{std::move(Invocation)}},
                    {"results", std::move(Results)}};

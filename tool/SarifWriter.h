@@ -28,6 +28,9 @@ struct SarifOptions {
   std::string CheckDocUrl;
   /// The findings were filtered through a baseline: results say they are new.
   bool AgainstBaseline = false;
+  /// runs[].automationDetails.id: GitHub code scanning's category (up to the
+  /// last '/') and run.
+  std::string AutomationId = "dmalint/";
 };
 
 /// The SARIF log of \p Findings: findings become results; compiler errors,

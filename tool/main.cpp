@@ -14,15 +14,19 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Baseline.h"
+#include "clang-tidy/ClangTidyOptions.h"
 #include "CompileCommands.h"
 #include "Configuration.h"
 #include "Findings.h"
+#include "Fingerprint.h"
 #include "Fixes.h"
 #include "LspServer.h"
 #include "Rules.h"
 #include "Run.h"
 #include "SarifWriter.h"
 #include "TextWriter.h"
+#include "../checks/ConfigurationErrors.h"
+#include "../checks/DataflowCheck.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -70,6 +74,14 @@ cl::opt<bool> DumpConfig("dump-config",
                          cl::desc("Print the effective configuration (checks, their options and\n"
                                   "the API model) as .clang-tidy YAML, and exit"),
                          cl::cat(Category));
+cl::opt<bool> VerifyConfig(
+    "verify-config",
+    cl::desc("Check the configuration of the files (or of the working directory):\n"
+             ".clang-tidy files, check names, every dma-* check's options and\n"
+             "the API model; print the errors, or \"No config errors detected.\",\n"
+             "and exit (2 on errors). The model's names are checked against the\n"
+             "code only when it is analysed."),
+    cl::cat(Category));
 cl::opt<bool> Verbose("verbose",
                       cl::desc("Also print a remark for each function the analysis skipped\n"
                                "at its work limit (otherwise only their number is printed)"),
@@ -146,6 +158,17 @@ int usageError(const Twine &Message) {
   return ExitError;
 }
 
+/// Colour on \p OS: --use-color[=false] if given, else none when NO_COLOR is
+/// set to anything (https://no-color.org), else when \p OS is a terminal.
+bool useColor(const raw_ostream &OS) {
+  if (UseColor.getNumOccurrences())
+    return UseColor;
+  if (std::optional<std::string> NoColor = sys::Process::GetEnv("NO_COLOR");
+      NoColor && !NoColor->empty())
+    return false;
+  return OS.is_displayed();
+}
+
 const char *plural(unsigned N) { return N == 1 ? "" : "s"; }
 
 /// The checks enabled for any of \p Files (.clang-tidy files may differ).
@@ -187,6 +210,9 @@ int main(int argc, const char **argv) {
     errs() << ParseErrorStream.str();
     return ExitError;
   }
+
+  // dmalint's own error and warning lines follow the same rule.
+  WithColor::setAutoDetectFunction(useColor);
 
   tidy::ClangTidyOptions Overrides;
   if (Checks.getNumOccurrences())
@@ -237,10 +263,7 @@ int main(int argc, const char **argv) {
   // in silence: printed with --verbose (or where .clang-tidy sets
   // ReportSkippedFunctions), listed as notifications in SARIF, and otherwise
   // counted on stderr.
-  const tidy::ClangTidyOptions UserOverrides = Overrides;
-  for (const char *Check : {"dma-wait-send-on-local-copy", "dma-start-priority",
-                            "dma-src-sem-device-id-mismatch", "dma-unused-descriptor"})
-    Overrides.CheckOptions[std::string(Check) + ".ReportSkippedFunctions"] = "true";
+  dmalint::checks::reportEverySkippedFunction();
 
   // Read the baseline before the (long) run: a bad one is a usage error.
   std::optional<Baseline> Accepted;
@@ -258,12 +281,32 @@ int main(int argc, const char **argv) {
     Inputs.push_back(normalisedPath(File));
   }
 
-  if (DumpConfig) {
+  if (DumpConfig || VerifyConfig) {
     SmallString<256> Here;
     sys::fs::current_path(Here);
-    outs() << effectiveConfiguration(Inputs.empty() ? (Here + "/dummy.cc").str()
-                                                    : Inputs.front(),
-                                     Overrides);
+    std::vector<std::string> Anchors = Inputs;
+    if (Anchors.empty())
+      Anchors.push_back((Here + "/dummy.cc").str());
+    if (DumpConfig)
+      Anchors.resize(1);
+    // Every check's options are judged, the disabled ones' too: a typo in
+    // an option of a check turned off today is still a typo.
+    std::set<std::string> Said;
+    std::optional<CheckedConfiguration> First;
+    for (const std::string &Anchor : Anchors) {
+      CheckedConfiguration Checked = checkConfiguration(Anchor, Overrides, VerifyConfig);
+      for (const std::string &Error : Checked.Errors)
+        if (Said.insert(Error).second)
+          WithColor::error(errs(), "dmalint") << Error << "\n";
+      if (!First)
+        First = std::move(Checked);
+    }
+    if (!Said.empty())
+      return ExitError;
+    if (DumpConfig)
+      outs() << tidy::configurationAsText(First->Effective);
+    else
+      outs() << "No config errors detected.\n";
     return ExitClean;
   }
 
@@ -330,14 +373,15 @@ int main(int argc, const char **argv) {
     if (Done == Inputs.size())
       errs() << "\n";
   };
+  SmallString<256> WorkingDirectory;
+  sys::fs::current_path(WorkingDirectory);
+  SourceRoot Root(SourceRootDir.getNumOccurrences()
+                      ? std::string(SourceRootDir)
+                      : defaultSourceRoot(Compilations->Directory, WorkingDirectory));
+
   std::vector<TranslationUnitResult> Results =
       runChecks(Database, Inputs, Overrides, Jobs, Progress);
 
-  SmallString<256> WorkingDirectory;
-  sys::fs::current_path(WorkingDirectory);
-  SourceRoot Root(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
-                  : !Compilations->Directory.empty() ? StringRef(Compilations->Directory)
-                                                     : StringRef(WorkingDirectory));
   // Resolved once: every writer below reads these.
   SourceCache Sources;
   std::vector<Finding> All;
@@ -365,12 +409,31 @@ int main(int argc, const char **argv) {
     }
   }
 
+  // A baseline of dmalint 0.1 holds fingerprints of its own recipe, with
+  // paths relative to its source root.
+  std::vector<std::string> BaselineKeys;
+  if (Accepted && Accepted->Version == 1) {
+    SourceRoot LegacyRoot(SourceRootDir.getNumOccurrences() ? StringRef(SourceRootDir)
+                          : !Compilations->Directory.empty()
+                              ? StringRef(Compilations->Directory)
+                              : StringRef(WorkingDirectory));
+    BaselineKeys = legacyFingerprints(All, LegacyRoot);
+    WithColor::note(errs(), "dmalint")
+        << "'" << BaselineFile << "' is a version 1 baseline: its findings are matched by "
+        << "path, line text and message; write it again with --write-baseline to get "
+        << "version 2, which survives renames, comment edits and reworded messages\n";
+  } else {
+    for (const Finding &F : All)
+      BaselineKeys.push_back(F.Fingerprint);
+  }
+
   // From here on, what is reported: everything but the accepted findings.
   std::vector<const Finding *> Reported;
   unsigned Findings = 0, InBaseline = 0;
-  for (const Finding &F : All) {
+  for (size_t I = 0; I < All.size(); ++I) {
+    const Finding &F = All[I];
     if (F.isFinding()) {
-      if (Accepted && Accepted->Fingerprints.contains(F.Fingerprint)) {
+      if (Accepted && Accepted->accept(BaselineKeys[I])) {
         ++InBaseline;
         continue;
       }
@@ -382,15 +445,14 @@ int main(int argc, const char **argv) {
   unsigned Skipped = llvm::count_if(
       Reported, [](const Finding *F) { return F->Kind == FindingKind::Remark; });
   if (Format == OutputFormat::Text) {
-    bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
-                                                 : sys::Process::StandardOutIsDisplayed();
+    bool Colored = useColor(outs());
     std::vector<const Finding *> Printed;
     for (const Finding *F : Reported) {
       if (F->Kind == FindingKind::Remark && !Verbose) {
         std::optional<std::string> Asked =
             checkOption(F->Primary.At ? F->Primary.At->Path : F->TranslationUnit,
-                        UserOverrides, F->Check + ".ReportSkippedFunctions");
-        if (!Asked || !(StringRef(*Asked).equals_insensitive("true") || *Asked == "1"))
+                        Overrides, F->Check + ".ReportSkippedFunctions");
+        if (!Asked || !dmalint::checks::parseBooleanOption(*Asked).value_or(false))
           continue;
         --Skipped; // Printed, so not counted again below.
       }
@@ -403,8 +465,7 @@ int main(int argc, const char **argv) {
     std::vector<const Finding *> Failures;
     llvm::copy_if(Reported, std::back_inserter(Failures),
                   [](const Finding *F) { return F->isError(); });
-    bool Colored = UseColor.getNumOccurrences() ? bool(UseColor)
-                                                 : sys::Process::StandardErrIsDisplayed();
+    bool Colored = useColor(errs());
     printFindings(Failures, errs(), Colored);
   }
 
@@ -460,10 +521,16 @@ int main(int argc, const char **argv) {
       FixOutcome Outcome = applyFixes(Plan);
       for (const std::string &Failure : Outcome.Failures)
         WithColor::error(errs(), "dmalint") << "cannot write fixes to " << Failure << "\n";
+      // A finding's fix counts as applied only if every file it edits was
+      // written.
+      unsigned NotApplied = Outcome.FindingsNotApplied.size();
+      unsigned Applied = Plan.Applied - NotApplied;
       if (!Quiet)
-        errs() << "dmalint: applied fixes of " << Plan.Applied << " finding"
-               << plural(Plan.Applied) << " in " << Outcome.FilesWritten << " file"
-               << plural(Outcome.FilesWritten)
+        errs() << "dmalint: applied fixes of " << Applied << " finding" << plural(Applied)
+               << " in " << Outcome.FilesWritten << " file" << plural(Outcome.FilesWritten)
+               << (NotApplied ? ", not those of " + std::to_string(NotApplied) +
+                                    " whose files could not be written"
+                              : std::string())
                << (Plan.Conflicts ? ", skipped " + std::to_string(Plan.Conflicts) +
                                         " that overlapped another fix"
                                   : std::string())

@@ -72,6 +72,9 @@ struct ApiModel {
 /// The configuration keys of the API model (CheckOptions in .clang-tidy), all
 /// under this prefix, shared by every dma-* check.
 constexpr llvm::StringLiteral ApiOptionPrefix = "dma.";
+/// The value of a method key that says the API has no method in that role
+/// (an empty value is an error).
+constexpr llvm::StringLiteral NoMethod = "-";
 
 /// A problem with one configuration key.
 struct ApiOptionError {

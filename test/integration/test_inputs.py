@@ -45,7 +45,7 @@ class Base(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.dir)
 
     def write(self, name, text):
-        path = os.path.join(self.dir, name)
+        path = os.path.normpath(os.path.join(self.dir, name))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", newline="") as f:
             f.write(text)
@@ -185,3 +185,331 @@ class CompileDatabase(Base):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# A kernel with one finding of each kind the AST checks and the dataflow
+# checks report, so that "no check ran" is visible.
+SEVERAL = HEAD + textwrap.dedent("""\
+    void k(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {
+      auto d = make_async_copy(a, b, s);
+      d.start(-1);
+      d.wait_send();
+      auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
+      e.start();
+      e.wait();
+      auto unused = make_async_copy(a, b, s);
+    }
+    """)
+CONFIG_ERROR = re.compile(r"^error: (.*) \[clang-tidy-config\]$", re.M)
+
+
+@unittest.skipUnless(DMALINT and CLANG_TIDY and PLUGIN and INCLUDE, "tool paths not set")
+class BrokenCode(Base):
+    """No check judges a translation unit that does not compile."""
+
+    def test_no_finding_in_a_translation_unit_with_errors(self):
+        path = self.write("broken.cc", SEVERAL.replace("auto unused", "int x = nope; auto unused"))
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("error: use of undeclared identifier 'nope'", r.stdout)
+        self.assertEqual(findings(r.stdout), [], r.stdout)
+        self.assertIn("1 compiler error", r.stderr)
+        log = json.loads(self.dmalint("--format=sarif", path, *self.flags()).stdout)
+        self.assertEqual(log["runs"][0]["results"], [])
+        t = self.clang_tidy("--checks=-*,dma-*", path, *self.flags())
+        self.assertIn("error: use of undeclared identifier 'nope'", t.stdout)
+        self.assertNotIn("[dma-", t.stdout)
+
+    def test_other_translation_units_are_still_judged(self):
+        self.write("broken.cc", SEVERAL.replace("auto unused", "int x = nope; auto unused"))
+        self.write("good.cc", BAD_PRIORITY)
+        self.database([self.entry("broken.cc"), self.entry("good.cc")])
+        r = self.dmalint("-p", self.dir)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual([(os.path.basename(f[0]), f[1]) for f in findings(r.stdout)],
+                         [("good.cc", "5")], r.stdout)
+
+
+@unittest.skipUnless(DMALINT and CLANG_TIDY and PLUGIN and INCLUDE, "tool paths not set")
+class ConfigurationErrors(Base):
+    """A configuration error stops every dma-* check on the files it governs,
+    in both front ends, and is worded as a configuration error."""
+
+    def kernel(self, config, name="k.cc", where="."):
+        if config is not None:
+            self.write(os.path.join(where, ".clang-tidy"), config)
+        return self.write(os.path.join(where, name), SEVERAL)
+
+    def both(self, path, checks=None):
+        """dmalint with --checks=CHECKS, clang-tidy with -*,dma-*,CHECKS."""
+        d = self.dmalint(*(["--checks=" + checks] if checks else []), path, *self.flags())
+        t = self.clang_tidy("--checks=-*,dma-*" + ("," + checks if checks else ""), path,
+                            *self.flags())
+        return d, t
+
+    def assert_stopped(self, d, t, *messages):
+        """dmalint: status 2, each message once as a configuration error, no
+        finding; clang-tidy with the plugin: the same lines, no finding."""
+        self.assertEqual(d.returncode, 2, d.stdout + d.stderr)
+        for tool, r in (("dmalint", d), ("clang-tidy", t)):
+            errors = CONFIG_ERROR.findall(r.stdout)
+            for message in messages:
+                self.assertEqual(errors.count(message), 1,
+                                 "%s: %r once in\n%s" % (tool, message, r.stdout + r.stderr))
+            self.assertNotIn("[dma-", r.stdout, tool)
+        self.assertIn("configuration error", d.stderr)
+        self.assertNotIn("compiler error", d.stderr)
+
+    def test_a_model_that_does_not_fit_the_code_judges_nothing(self):
+        config = os.path.join(self.dir, ".clang-tidy")
+        path = self.kernel("CheckOptions:\n  dma.StartMethod: launch\n  dma.WaitMethod: finish\n")
+        d, t = self.both(path)
+        self.assert_stopped(
+            d, t,
+            "invalid API model option 'dma.StartMethod' in '%s': 'tpu::AsyncCopyDescriptor' has "
+            "no method 'launch'" % config,
+            "invalid API model option 'dma.WaitMethod' in '%s': 'tpu::AsyncCopyDescriptor' has "
+            "no method 'finish'" % config)
+        self.assertNotIn("did you mean to call", d.stdout + t.stdout)
+
+    def test_malformed_clang_tidy_is_one_error_not_the_defaults(self):
+        config = os.path.join(self.dir, ".clang-tidy")
+        path = self.kernel("Checks: '-*,dma-start-priority\nWarningsAsErrors: '*'\n")
+        d, t = self.both(path)
+        message = ("cannot parse the configuration file '%s': line 1, column 29: Found "
+                   "unexpected ':' while scanning a plain scalar; no dma-* check runs on the "
+                   "files it governs" % config)
+        # The first error YAML reports, whatever it is, with its line.
+        got = CONFIG_ERROR.findall(d.stdout)
+        self.assertEqual(len(got), 1, d.stdout + d.stderr)
+        self.assertRegex(got[0], r"^cannot parse the configuration file '%s': line \d+, column "
+                         r"\d+: .*; no dma-\* check runs on the files it governs$"
+                         % re.escape(config))
+        self.assert_stopped(d, t, got[0])
+        # dmalint says it once, not at every lookup of the options.
+        self.assertLessEqual((d.stdout + d.stderr).count(config), 1, d.stdout + d.stderr)
+        del message
+
+    def test_unreadable_clang_tidy(self):
+        os.symlink(os.path.join(self.dir, "nowhere"), os.path.join(self.dir, ".clang-tidy"))
+        path = self.kernel(None)
+        d, t = self.both(path)
+        self.assert_stopped(d, t, "cannot read the configuration file '%s': No such file or "
+                            "directory; no dma-* check runs on the files it governs"
+                            % os.path.join(self.dir, ".clang-tidy"))
+
+    def test_option_values_that_cannot_be_taken(self):
+        limit = "must be a number of steps from 1 to 4294967295, got '%s'"
+        cases = {
+            "dma-wait-send-on-local-copy.WorkLimit: lots": limit % "lots",
+            "dma-wait-send-on-local-copy.WorkLimit: -5": limit % "-5",
+            "dma-wait-send-on-local-copy.WorkLimit: 0": limit % "0",
+            "dma-wait-send-on-local-copy.WorkLimit: 12345678901234567890123":
+                limit % "12345678901234567890123",
+            "dma-start-priority.ReportSkippedFunctions: maybe": "must be true or false, got 'maybe'",
+            "dma-unused-descriptor.CrossFunctionSummaries: sometimes":
+                "must be true or false, got 'sometimes'",
+            "dma.StartMethod: ''": "is empty; name the descriptor's method for this role, or "
+                                   "write '-' if the API has none",
+        }
+        config = os.path.join(self.dir, ".clang-tidy")
+        for option, problem in cases.items():
+            with self.subTest(option=option):
+                path = self.kernel("CheckOptions:\n  %s\n" % option)
+                key = option.split(":")[0]
+                what = "API model option" if key.startswith("dma.") else "option"
+                d, t = self.both(path)
+                self.assert_stopped(d, t, "invalid %s '%s' in '%s': %s"
+                                    % (what, key, config, problem))
+
+    def test_good_values_are_taken(self):
+        path = self.kernel("CheckOptions:\n  dma-wait-send-on-local-copy.WorkLimit: 500\n"
+                           "  dma-start-priority.ReportSkippedFunctions: Yes\n"
+                           "  dma-unused-descriptor.CrossFunctionSummaries: 0\n")
+        d, t = self.both(path)
+        self.assertEqual(d.returncode, 1, d.stdout + d.stderr)
+        self.assertEqual(CONFIG_ERROR.findall(d.stdout + t.stdout), [])
+        self.assertEqual(len(findings(d.stdout)), 4, d.stdout)
+
+    def test_unknown_check_names(self):
+        config = os.path.join(self.dir, ".clang-tidy")
+        known = ("dma-device-id-type-mismatch, dma-src-sem-device-id-mismatch, "
+                 "dma-start-priority, dma-unused-descriptor, dma-wait-send-on-local-copy")
+        # On the command line: "runs all checks and exits 1 without a word" no more.
+        path = self.kernel(None)
+        d, t = self.both(path, checks="dma-does-not-exist")
+        self.assert_stopped(d, t, "unknown check 'dma-does-not-exist' in the checks given on "
+                            "the command line; the dma-* checks are " + known)
+        # In .clang-tidy, a check meant to be turned off but misspelt.
+        path = self.kernel("Checks: '-*,dma-*,-dma-wait-send-on-lokal-copy'\n")
+        d, t = self.both(path)
+        self.assert_stopped(d, t, "unknown check 'dma-wait-send-on-lokal-copy' in the Checks of "
+                            "'%s'; did you mean 'dma-wait-send-on-local-copy'?" % config)
+        # Other modules' checks are clang-tidy's business, not ours.
+        path = self.kernel("Checks: '-*,dma-*,bugprone-*,-readability-nonexistent'\n")
+        d = self.dmalint(path, *self.flags())
+        self.assertEqual(d.returncode, 1, d.stdout + d.stderr)
+
+    def test_unknown_option_keys(self):
+        config = os.path.join(self.dir, ".clang-tidy")
+        path = self.kernel("CheckOptions:\n  dma-unused-descriptor.WorkLimt: 5\n"
+                           "  dma-start-priorty.WorkLimit: 5\n"
+                           "  dma-device-id-type-mismatch.WorkLimit: 5\n")
+        d, t = self.both(path)
+        self.assert_stopped(
+            d, t,
+            "invalid option 'dma-unused-descriptor.WorkLimt' in '%s': unknown option; did you "
+            "mean 'dma-unused-descriptor.WorkLimit'?" % config,
+            "invalid option 'dma-start-priorty.WorkLimit' in '%s': there is no check "
+            "'dma-start-priorty'; did you mean 'dma-start-priority.WorkLimit'?" % config,
+            "invalid option 'dma-device-id-type-mismatch.WorkLimit' in '%s': unknown option; "
+            "dma-device-id-type-mismatch has no options" % config)
+
+    def test_only_the_files_a_bad_configuration_governs_are_stopped(self):
+        self.kernel("Checks: '-*,dma-*\n", where="bad")
+        self.write("good/k.cc", BAD_PRIORITY)
+        self.database([self.entry("bad/k.cc"), self.entry("good/k.cc")])
+        r = self.dmalint("-p", self.dir)
+        self.assertEqual(r.returncode, 2)
+        # Printed relative to the working directory (self.dir).
+        self.assertEqual([f[0] for f in findings(r.stdout)], ["good/k.cc"], r.stdout)
+        self.assertEqual(len(CONFIG_ERROR.findall(r.stdout)), 1, r.stdout)
+
+    def test_verify_config(self):
+        config = os.path.join(self.dir, ".clang-tidy")
+        self.write(".clang-tidy", "Checks: '-*,dma-*'\nCheckOptions:\n"
+                   "  dma-start-priority.WorkLimit: 1000\n")
+        r = self.dmalint("--verify-config")
+        self.assertEqual((r.returncode, r.stdout), (0, "No config errors detected.\n"), r.stderr)
+        # Also the options of checks the file turns off: a typo is a typo.
+        self.write(".clang-tidy", "Checks: '-*,dma-start-priority'\nCheckOptions:\n"
+                   "  dma-unused-descriptor.WorkLimit: many\n")
+        r = self.dmalint("--verify-config")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "dmalint: error: invalid option 'dma-unused-descriptor."
+                         "WorkLimit' in '%s': must be a number of steps from 1 to 4294967295, "
+                         "got 'many'\n" % config)
+        r = self.dmalint("--verify-config", "--checks=dma-nope")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown check 'dma-nope'", r.stderr)
+        # clang-tidy's own --verify-config knows the plugin's checks.
+        t = self.clang_tidy("--checks=-*,dma-*,dma-nope", "--verify-config")
+        self.assertIn("unknown check 'dma-nope'", t.stdout + t.stderr)
+
+    def test_dump_config_with_a_bad_model_is_an_error_not_a_crash(self):
+        self.write(".clang-tidy", "CheckOptions:\n  dma.StartMethod: 'a b'\n")
+        r = self.dmalint("--dump-config")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("'a b' is not a method name", r.stderr)
+        self.assertEqual(r.stdout, "")
+
+
+@unittest.skipUnless(DMALINT and CLANG_TIDY and PLUGIN and INCLUDE, "tool paths not set")
+class SmallOnes(Base):
+    def test_priorities_from_system_header_macros_are_reported(self):
+        path = self.write("limits.cc", "#include <climits>\n" + HEAD + textwrap.dedent("""\
+            void k(Ref<float> a, Ref<float> b, DmaSemaphore s) {
+              auto d = make_async_copy(a, b, s);
+              d.start(INT_MIN);
+              d.start(INT_MAX);
+              d.start(-2147483647 - 1);
+              d.wait();
+            }
+            """))
+        want = [("6", "11", "DMA start priority must be non-negative, got -2147483648"),
+                ("7", "11", "DMA start priority must be 0 or 1, got 2147483647"),
+                ("8", "11", "DMA start priority must be non-negative, got -2147483648")]
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual([(f[1], f[2], f[4]) for f in findings(r.stdout)], want, r.stdout)
+        t = self.clang_tidy("--checks=-*,dma-*", path, *self.flags())
+        self.assertEqual([(f[1], f[2], f[4]) for f in findings(t.stdout)], want, t.stdout)
+
+    def test_carriage_return_line_ends(self):
+        # Lines ended by a lone \r (old Mac files), as clang counts them.
+        path = self.write("cr.cc", BAD_PRIORITY.replace("\n", "\r"))
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual([(f[1], f[2]) for f in findings(r.stdout)], [("5", "11")], r.stdout)
+        self.assertIn("    5 |   d.start(-1);\n      |           ^\n", r.stdout)
+        log = json.loads(self.dmalint("--format=sarif", path, *self.flags()).stdout)
+        region = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+        self.assertEqual((region["startLine"], region["startColumn"]), (5, 11))
+        t = self.clang_tidy("--checks=-*,dma-*", path, *self.flags())
+        self.assertEqual([(f[1], f[2]) for f in findings(t.stdout)], [("5", "11")], t.stdout)
+
+    def on_a_terminal(self, args, env):
+        """stdout of dmalint run on a pseudo-terminal."""
+        import pty
+        main, secondary = pty.openpty()
+        try:
+            p = subprocess.Popen([DMALINT, *args], cwd=self.dir, stdout=secondary,
+                                 stderr=subprocess.DEVNULL, env=env)
+            os.close(secondary)
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(main, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            p.wait(timeout=120)
+        finally:
+            os.close(main)
+        return out.decode("utf-8", "replace")
+
+    def test_no_color(self):
+        path = self.write("bad.cc", BAD_PRIORITY)
+        args = [path, *self.flags()]
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        self.assertIn("\x1b[", self.on_a_terminal(args, env))
+        quiet = self.on_a_terminal(args, dict(env, NO_COLOR="1"))
+        self.assertIn("warning: DMA start priority", quiet)
+        self.assertNotIn("\x1b[", quiet)
+        # An explicit --use-color wins over the environment.
+        self.assertIn("\x1b[", self.on_a_terminal(["--use-color", *args], dict(env, NO_COLOR="1")))
+
+    def test_fix_that_cannot_be_written(self):
+        import resource
+        import signal
+        path = self.write("fix.cc", HEAD + textwrap.dedent("""\
+            void k(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r) {
+              auto e = make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kLogical);
+              e.start();
+              e.wait();
+            }
+            """))
+        with open(path) as f:
+            before = f.read()
+
+        def no_file_may_grow():
+            # A write that fails whoever runs the test (root ignores a
+            # read-only directory): files may not grow, EFBIG instead of
+            # SIGXFSZ.
+            resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+        r = subprocess.run([DMALINT, "--fix", path, *self.flags()], cwd=self.dir,
+                           capture_output=True, text=True, timeout=120,
+                           preexec_fn=no_file_may_grow)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("dmalint: error: cannot write fixes to %s: File too large" % path, r.stderr)
+        self.assertIn("dmalint: applied fixes of 0 findings in 0 files, not those of 1 whose "
+                      "files could not be written", r.stderr)
+        self.assertNotIn("LLVM ERROR", r.stderr)
+        with open(path) as f:
+            self.assertEqual(f.read(), before)
+        self.assertEqual([x for x in os.listdir(self.dir) if "dmalint-" in x], [])
+
+    def test_warnings_as_errors_print_as_errors_and_exit_1(self):
+        self.write(".clang-tidy", "WarningsAsErrors: 'dma-start-priority'\n")
+        path = self.write("bad.cc", BAD_PRIORITY)
+        r = self.dmalint(path, *self.flags())
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(findings(r.stdout),
+                         [("bad.cc", "5", "11", "error",
+                           "DMA start priority must be non-negative, got -1",
+                           "dma-start-priority", ",-warnings-as-errors")])
+        t = self.clang_tidy("--checks=-*,dma-*", path, *self.flags())
+        self.assertEqual([f[3:] for f in findings(t.stdout)], [f[3:] for f in findings(r.stdout)])

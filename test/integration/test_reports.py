@@ -214,7 +214,8 @@ class Reports(unittest.TestCase):
             self.assertEqual(result["ruleId"], check)
             self.assertEqual(rules[result["ruleIndex"]]["id"], check)
             self.assertEqual(result["level"], level)
-            self.assertEqual(result["message"]["text"], message)
+            # The text output's message, then a link to each note.
+            self.assertEqual(result["message"]["text"].split("\n")[0], message)
             physical = result["locations"][0]["physicalLocation"]
             artifact = physical["artifactLocation"]
             self.assertEqual(artifact["uriBaseId"], "SRCROOT")
@@ -228,7 +229,7 @@ class Reports(unittest.TestCase):
             line_text = self.read(self.root, uri).splitlines()[int(line) - 1]
             prefix = line_text.encode("utf-8")[:int(column) - 1].decode("utf-8")
             self.assertEqual(region["startColumn"], len(prefix.encode("utf-16-le")) // 2 + 1)
-            fingerprint = result["partialFingerprints"]["dmalint/v1"]
+            fingerprint = result["partialFingerprints"]["dmalint/v2"]
             self.assertRegex(fingerprint, r"^[0-9a-f]{32}:\d+$")
             fingerprints.add(fingerprint)
         self.assertEqual(len(fingerprints), len(results))
@@ -257,7 +258,7 @@ class Reports(unittest.TestCase):
         flow = wait_send["codeFlows"][0]["threadFlows"][0]["locations"]
         self.assertEqual([step["location"]["message"]["text"] for step in flow],
                          [loc["message"]["text"] for loc in related]
-                         + [wait_send["message"]["text"]])
+                         + [text[index[0]][4]])
         self.assertEqual(flow[-1]["location"]["physicalLocation"],
                          wait_send["locations"][0]["physicalLocation"])
 
@@ -363,10 +364,11 @@ class Reports(unittest.TestCase):
         self.assertIn("recorded %d findings in the baseline" % len(found), r.stderr)
         with open(baseline, encoding="utf-8") as f:
             recorded = json.load(f)
-        self.assertEqual(recorded["version"], 1)
+        self.assertEqual(recorded["version"], 2)
         self.assertEqual(len(recorded["findings"]), len(found))
         for entry in recorded["findings"]:
-            self.assertEqual(set(entry), {"fingerprint", "check", "file", "line", "message"})
+            self.assertEqual(set(entry), {"fingerprint", "check", "file", "function", "line",
+                                          "message"})
             self.assertFalse(os.path.isabs(entry["file"]), entry)
 
         r = self.dmalint("--baseline", baseline)
@@ -415,7 +417,7 @@ class Reports(unittest.TestCase):
         after, _ = self.sarif()
 
         def keyed(log):
-            return {x["partialFingerprints"]["dmalint/v1"]:
+            return {x["partialFingerprints"]["dmalint/v2"]:
                     x["locations"][0]["physicalLocation"]["region"]["startLine"]
                     for x in log["runs"][0]["results"]}
         self.assertEqual(set(keyed(before)), set(keyed(after)))
@@ -426,7 +428,7 @@ class Reports(unittest.TestCase):
             "not json": "invalid JSON",
             "[]": "expected a JSON object",
             '{"findings": []}': "no integer \"version\"",
-            '{"version": 2, "findings": []}': "version 2",
+            '{"version": 3, "findings": []}': "version 3",
             '{"version": 1}': "no \"findings\" array",
             '{"version": 1, "findings": [{"check": "x"}]}': "findings[0]",
         }

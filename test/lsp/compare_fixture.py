@@ -6,7 +6,10 @@ The fixture is prepared as the fixture harness prepares it (test/fixture/
 run_fixture.py: CHECKS, FLAGS and CONFIG headers, CHECK- comments cut), in a
 fresh directory with a compile_commands.json holding the same flags. Then:
 
-- `dmalint --format=sarif FILE -- FLAGS` gives the standalone's findings;
+- `dmalint FILE -- FLAGS` gives the standalone's findings as it prints them
+  (check, level, message, where each finding and note starts), and the
+  same command with `--format=sarif` the end of the token each points at and
+  the fix-it (its edits by byte offset);
 - `dmalint --lsp` opens the file as an editor would and publishes its
   diagnostics; each diagnostic's code actions are asked for. Then the same
   again for a second version (the same text), analysed with the preamble
@@ -16,9 +19,9 @@ fresh directory with a compile_commands.json holding the same flags. Then:
 Each finding must be the same in both: check, level (warning, or error with
 WarningsAsErrors), message, location (start and end of the token it points
 at), every note (message and location, in order) and the fix-it (every edit:
-range and new text). Positions are compared in UTF-16 code units, SARIF's
-columnKind, which the test asks the server to use. The two lists must match
-one to one, in order.
+bytes replaced and new text). Columns are byte columns, as the text output
+prints them, which the server gives when the test asks for UTF-8 positions.
+The two lists must match one to one, in order.
 
 Exit status: 0 when they agree, 1 otherwise (with both lists printed).
 """
@@ -26,6 +29,7 @@ Exit status: 0 when they agree, 1 otherwise (with both lists printed).
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -49,55 +53,122 @@ def _fixture_harness():
 Fixture = _fixture_harness().Fixture
 
 
-def sarif_findings(log, root):
-    """(check, level, message, where, notes, fix) of each SARIF result; where
-    is (path, line, column, end column), 1-based as SARIF counts."""
-    run = log["runs"][0]
+# A diagnostic as the text output prints it: "path:line:column: level: message",
+# a finding's message ending in " [check]" (" [check,-warnings-as-errors]").
+PRINTED = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): "
+                     r"(?P<level>warning|error|remark|note): (?P<message>.*)$")
+CHECK_SUFFIX = re.compile(r"^(?P<message>.*) \[(?P<check>[\w.-]+?)(?P<werror>,-warnings-as-errors)?\]$")
+
+
+def byte_column(path, line, utf16_column):
+    """The 1-based byte column of a 1-based UTF-16 column of a file's line."""
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", "surrogateescape")
+    content = text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else ""
+    units = 0
+    for i, ch in enumerate(content):
+        if units >= utf16_column - 1:
+            return len(content[:i].encode("utf-8", "surrogateescape")) + 1
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(content.encode("utf-8", "surrogateescape")) + 1 + (utf16_column - 1 - units)
+
+
+def standalone_findings(dmalint, arguments, cwd):
+    """The findings the standalone reports for `dmalint ARGUMENTS` run in `cwd`:
+    (check, level, message, where, notes, fix) each, read from what it prints
+    (check, level, message, where a finding and each note start), with, from
+    the SARIF log of the same command, the end of the token each points at
+    and the fix. `where` is (path, line, byte column, byte column past the
+    token), 1-based; `fix` a sorted tuple of (path, byte offset, byte length,
+    new text)."""
+    printed = subprocess.run([dmalint, "--use-color=false", *arguments], cwd=cwd,
+                             capture_output=True, text=True)
+    logged = subprocess.run([dmalint, "--format=sarif", *arguments], cwd=cwd,
+                            capture_output=True, text=True)
+    if printed.returncode not in (0, 1) or logged.returncode != printed.returncode:
+        raise AssertionError("the standalone exited with %d (text) and %d (SARIF):\n%s"
+                             % (printed.returncode, logged.returncode, printed.stderr))
+    findings = []
+    for line in printed.stdout.splitlines():
+        m = PRINTED.match(line)
+        if not m:
+            continue  # The source line and the caret under it.
+        path = os.path.realpath(os.path.join(cwd, m.group("path")))
+        start = (path, int(m.group("line")), int(m.group("column")))
+        if m.group("level") == "note":
+            findings[-1]["notes"].append((m.group("message"), start))
+            continue
+        c = CHECK_SUFFIX.match(m.group("message"))
+        level = "error" if c.group("werror") else m.group("level")
+        findings.append({"check": c.group("check"), "level": level,
+                         "message": c.group("message"), "start": start, "notes": []})
+    run = json.loads(logged.stdout)["runs"][0]
     base = run["originalUriBaseIds"]["SRCROOT"]["uri"]
 
-    def path(artifact):
+    def path_of(artifact):
         uri = artifact["uri"]
         if artifact.get("uriBaseId") == "SRCROOT":
             uri = base + uri
         return os.path.realpath(lsp_client.path_of(uri))
 
-    def where(physical):
+    def end_of(physical):
         region = physical["region"]
-        return (path(physical["artifactLocation"]), region["startLine"], region["startColumn"],
-                region["endColumn"])
+        return byte_column(path_of(physical["artifactLocation"]), region["startLine"],
+                           region["endColumn"])
 
-    found = []
-    for r in run["results"]:
-        notes = tuple((n["message"]["text"], where(n["physicalLocation"]))
-                      for n in r.get("relatedLocations", []))
-        fix = ()
-        for f in r.get("fixes", [])[:1]:
-            edits = []
-            for change in f["artifactChanges"]:
-                p = path(change["artifactLocation"])
+    results = [r for r in run["results"]]
+    shown = [f for f in findings if f["level"] != "remark"]
+    if len(results) != len(shown):
+        raise AssertionError("the standalone printed %d findings but logged %d SARIF results"
+                             % (len(shown), len(results)))
+    out = []
+    for f in findings:
+        r = results.pop(0) if f["level"] != "remark" else None
+        where = f["start"] + ((end_of(r["locations"][0]["physicalLocation"]),) if r else (0,))
+        related = r.get("relatedLocations", []) if r else []
+        notes = tuple((text, at + (end_of(rel["physicalLocation"]),))
+                      for (text, at), rel in zip(f["notes"], related))
+        fix = []
+        for x in (r.get("fixes", []) if r else [])[:1]:
+            for change in x["artifactChanges"]:
                 for rep in change["replacements"]:
                     d = rep["deletedRegion"]
-                    edits.append((p, d["startLine"], d["startColumn"], d["endLine"],
-                                  d["endColumn"], rep.get("insertedContent", {}).get("text", "")))
-            fix = tuple(sorted(edits))
-        found.append((r["ruleId"], r["level"], r["message"]["text"],
-                      where(r["locations"][0]["physicalLocation"]), notes, fix))
-    return found
+                    fix.append((path_of(change["artifactLocation"]), d["byteOffset"],
+                                d["byteLength"], rep.get("insertedContent", {}).get("text", "")))
+        out.append((f["check"], f["level"], f["message"], where, notes, tuple(sorted(fix))))
+    return out
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def lsp_location(location):
+    """(path, line, byte column, byte column past the token) of a location the
+    server gave in UTF-8 positions (so a character is a byte column)."""
     start, end = location["range"]["start"], location["range"]["end"]
     assert start["line"] == end["line"], "a token's range spans lines: %r" % location
     return (os.path.realpath(lsp_client.path_of(location["uri"])), start["line"] + 1,
             start["character"] + 1, end["character"] + 1)
 
 
-def lsp_findings(client, uri, diagnostics):
+def byte_offset(text, position):
+    """The byte offset of a UTF-8 LSP position in `text` (bytes)."""
+    starts = [0] + [i + 1 for i, b in enumerate(text) if b == 0x0A]
+    return starts[position["line"]] + position["character"]
+
+
+def lsp_findings(client, uri, diagnostics, text_of=read_bytes):
+    """The server's findings as standalone_findings gives the standalone's: its
+    diagnostics, and for each the quick fix its code actions offer. The client
+    must have agreed on UTF-8 positions. `text_of(path)` is the text (bytes)
+    the server analysed."""
     found = []
     for d in diagnostics:
         if d.get("source") != "dmalint":
             raise AssertionError("a diagnostic without source 'dmalint': %r" % d)
-        level = {1: "error", 2: "warning"}[d["severity"]]
+        level = {1: "error", 2: "warning", 3: "remark"}[d["severity"]]
         notes = tuple((r["message"], lsp_location(r["location"]))
                       for r in d.get("relatedInformation", []))
         actions = client.call("textDocument/codeAction", {
@@ -107,18 +178,17 @@ def lsp_findings(client, uri, diagnostics):
         for a in own:
             assert a["kind"] == "quickfix", a
             assert a["isPreferred"] == (len(own) == 1), a
-        fix = ()
+        fix = []
         if own:
-            edits = []
             for target, changes in own[0]["edit"]["changes"].items():
                 p = os.path.realpath(lsp_client.path_of(target))
+                text = text_of(p)
                 for e in changes:
-                    s, t = e["range"]["start"], e["range"]["end"]
-                    edits.append((p, s["line"] + 1, s["character"] + 1, t["line"] + 1,
-                                  t["character"] + 1, e["newText"]))
-            fix = tuple(sorted(edits))
+                    start = byte_offset(text, e["range"]["start"])
+                    fix.append((p, start, byte_offset(text, e["range"]["end"]) - start,
+                                e["newText"]))
         where = lsp_location({"uri": uri, "range": d["range"]})
-        found.append((d["code"], level, d["message"], where, notes, fix))
+        found.append((d["code"], level, d["message"], where, notes, tuple(sorted(fix))))
     return found
 
 
@@ -132,7 +202,7 @@ def describe(findings):
         for text, at in notes:
             out += "    note %s:%d:%d-%d: %s\n" % (at[0], at[1], at[2], at[3], text)
         for edit in fix:
-            out += "    fix %s %d:%d-%d:%d -> %r\n" % edit
+            out += "    fix %s bytes %d+%d -> %r\n" % edit
     return out
 
 
@@ -146,17 +216,11 @@ def run(args, path):
             json.dump([{"directory": tmp, "file": work_file,
                         "arguments": ["clang++"] + fx.flags + [work_file]}], f)
 
-        standalone = subprocess.run(
-            [args.dmalint, "--checks=" + fx.checks, "--format=sarif", work_file, "--"] + fx.flags,
-            cwd=tmp, capture_output=True, text=True)
-        if standalone.returncode not in (0, 1):
-            print("FAIL: %s: the standalone exited with %d\n%s" % (path, standalone.returncode,
-                                                                  standalone.stderr))
-            return False
-        expected = sarif_findings(json.loads(standalone.stdout), tmp)
+        expected = standalone_findings(
+            args.dmalint, ["--checks=" + fx.checks, work_file, "--"] + fx.flags, tmp)
 
         client = lsp_client.LspClient([args.dmalint, "--lsp", "--checks=" + fx.checks], cwd=tmp)
-        client.initialize({"general": {"positionEncodings": ["utf-16"]},
+        client.initialize({"general": {"positionEncodings": ["utf-8"]},
                            "textDocument": {"publishDiagnostics": {"relatedInformation": True}}})
         text = fx.stripped.decode("utf-8")
         uri = client.open(work_file, text)

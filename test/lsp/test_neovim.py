@@ -45,14 +45,14 @@ def fail(message):
 
 
 def standalone(dmalint, flags, directory, name):
-    r = subprocess.run([dmalint, "--format=sarif", os.path.join(directory, name), "--", *flags],
-                       cwd=directory, capture_output=True, text=True)
-    return compare_fixture.sarif_findings(json.loads(r.stdout), directory)
+    return compare_fixture.standalone_findings(
+        dmalint, [os.path.join(directory, name), "--", *flags], directory)
 
 
 def as_neovim_shows(findings):
     """What Neovim's vim.diagnostic holds for the standalone's findings:
-    0-based line, byte column (Neovim converts), message, check, notes."""
+    0-based line, message, check, severity, notes (their line and LSP
+    character, which on the test's ASCII kernel is the byte column - 1)."""
     out = []
     for check, level, message, where, notes, _ in findings:
         out.append({"lnum": where[1] - 1, "message": message, "code": check,

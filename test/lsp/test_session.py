@@ -65,12 +65,10 @@ class Project:
             {"directory": self.dir, "file": self.path(n),
              "arguments": ["clang++", *flags, "-c", self.path(n)]} for n in names]))
 
-    def standalone(self, name, *extra):
-        """The standalone's findings on the file as it is on disk (SARIF)."""
-        r = subprocess.run([DMALINT, "--format=sarif", *extra, self.path(name), "--", *FLAGS],
-                           cwd=self.dir, capture_output=True, text=True)
-        assert r.returncode in (0, 1), r.stderr
-        return compare_fixture.sarif_findings(json.loads(r.stdout), self.dir)
+    def standalone(self, name):
+        """The standalone's findings on the file as it is on disk."""
+        return compare_fixture.standalone_findings(DMALINT, [self.path(name), "--", *FLAGS],
+                                                   self.dir)
 
 
 class SessionTest(unittest.TestCase):
@@ -83,7 +81,7 @@ class SessionTest(unittest.TestCase):
     def messages(self, diagnostics):
         return sorted(d["message"] for d in diagnostics)
 
-    def type_text(self, client, uri, text, at, pieces, first_version):
+    def type_text(self, client, uri, text, at, pieces, first_version, encoding="utf-16"):
         """Types `text` at position `at` in `pieces` incremental changes, as an
         editor sends keystrokes; returns the last version."""
         version = first_version
@@ -99,7 +97,7 @@ class SessionTest(unittest.TestCase):
                 if ch == "\n":
                     line, character = line + 1, 0
                 else:
-                    character += 2 if ord(ch) > 0xFFFF else 1
+                    character += lsp_client.units(ch, encoding)
         return version
 
     def test_a_whole_editing_session(self):
@@ -107,8 +105,10 @@ class SessionTest(unittest.TestCase):
         with open(os.path.join(CORPUS, name)) as f:
             original = f.read()
         p = Project(self, {"kernel.cc": original})
+        # UTF-8 positions: columns are the text output's byte columns.
         c = self.server(p, capabilities={
-            **UTF16, "textDocument": {"publishDiagnostics": {"relatedInformation": True}}})
+            "general": {"positionEncodings": ["utf-8"]},
+            "textDocument": {"publishDiagnostics": {"relatedInformation": True}}})
         uri = c.open(p.path("kernel.cc"))
 
         # 1. The buggy kernel: exactly what the standalone reports.
@@ -127,7 +127,8 @@ class SessionTest(unittest.TestCase):
                    "  staging.start();\n"
                    "  staging.wait_send();\n"
                    "  staging.wait_recv();\n")
-        version = self.type_text(c, uri, new_bug, position_of(text, anchor), 12, 1)
+        version = self.type_text(c, uri, new_bug, position_of(text, anchor, "utf-8"), 12, 1,
+                                 "utf-8")
         text = text[:anchor] + new_bug + text[anchor:]
         diagnostics = c.diagnostics(uri, version)
         self.assertEqual(self.messages(diagnostics), [
@@ -135,11 +136,13 @@ class SessionTest(unittest.TestCase):
             "'wait_send' on 'staging', a local copy with no send side"])
         typed = next(d for d in diagnostics if "'staging'" in d["message"])
         self.assertEqual(typed["range"]["start"],
-                         position_of(text, text.index("wait_send();\n  staging.wait_recv")))
+                         position_of(text, text.index("wait_send();\n  staging.wait_recv"),
+                                     "utf-8"))
         # What the standalone says of the same text, had it been saved.
         p.write("typed.cc", text)
         self.assertEqual(
-            [f[2:4] for f in compare_fixture.lsp_findings(c, uri, diagnostics)],
+            [f[2:4] for f in compare_fixture.lsp_findings(c, uri, diagnostics,
+                                                          lambda _: text.encode())],
             [(m, (p.path("kernel.cc"),) + w[1:]) for (_, _, m, w, _, _) in p.standalone("typed.cc")])
 
         # 3. Each finding's quick fix, applied as an editor applies it (the
@@ -155,7 +158,7 @@ class SessionTest(unittest.TestCase):
             self.assertEqual(action["kind"], "quickfix")
             self.assertEqual(action["diagnostics"], [d])
             edits = action["edit"]["changes"][uri]
-            text = apply_edits(text, edits)
+            text = apply_edits(text, edits, "utf-8")
             version += 1
             c.change(uri, version, [{"range": e["range"], "text": e["newText"]} for e in
                                     sorted(edits, key=lambda e: (e["range"]["start"]["line"],

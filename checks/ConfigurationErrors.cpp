@@ -15,8 +15,15 @@ using namespace clang::tidy;
 
 namespace dmalint::checks {
 
-FileConfiguration &FileConfiguration::of(const ClangTidyContext &Context) {
+FileConfiguration &FileConfiguration::current() {
   thread_local FileConfiguration Current;
+  return Current;
+}
+
+void FileConfiguration::startTranslationUnit() { current() = FileConfiguration(); }
+
+FileConfiguration &FileConfiguration::of(const ClangTidyContext &Context) {
+  FileConfiguration &Current = current();
   if (Current.Context != &Context || Current.File != Context.getCurrentFile()) {
     Current = FileConfiguration();
     Current.Context = &Context;

@@ -31,6 +31,12 @@ public:
   /// \p Context moved on to another file.
   static FileConfiguration &of(const clang::tidy::ClangTidyContext &Context);
 
+  /// Starts a new translation unit on this thread, even of the file the
+  /// last one was of, with a context at the same address (the language
+  /// server analyses one file again and again, a context on the stack each
+  /// time): what was found wrong before is forgotten.
+  static void startTranslationUnit();
+
   /// True once any configuration error was found: nothing is judged.
   bool broken() const { return Broken; }
   /// Marks the configuration broken; true when \p Message is new for this
@@ -42,6 +48,8 @@ public:
   bool FileChecked = false;
 
 private:
+  static FileConfiguration &current();
+
   const clang::tidy::ClangTidyContext *Context = nullptr;
   std::string File;
   bool Broken = false;

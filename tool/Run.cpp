@@ -2,6 +2,7 @@
 #include "Run.h"
 #include "Configuration.h"
 #include "Identity.h"
+#include "../checks/ConfigurationErrors.h"
 #include "../checks/MatchedNodes.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyCheck.h"
@@ -295,6 +296,7 @@ private:
   std::unique_ptr<ASTConsumer> createConsumer(CompilerInstance &Compiler, StringRef File) {
     // As ClangTidyASTConsumerFactory::createASTConsumer: the context first
     // (the file's options hold the checks' options and the API model).
+    checks::FileConfiguration::startTranslationUnit();
     Context.setSourceManager(&Compiler.getSourceManager());
     Context.setCurrentFile(File);
     Context.setASTContext(&Compiler.getASTContext());

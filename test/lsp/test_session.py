@@ -400,6 +400,26 @@ class SessionTest(unittest.TestCase):
         self.assertIn("checks", c.notification("window/showMessage")["message"])
         self.assertEqual(c.shutdown_and_exit(), 0)
 
+    def test_a_broken_configuration_is_shown_and_no_check_runs(self):
+        p = Project(self, {"k.cc": KERNEL})
+        p.write(".clang-tidy", "Checks: '-*,dma-*'\nCheckOptions:\n"
+                               "  dma-wait-send-on-local-copy.WorkLimit: 'many'\n")
+        c = self.server(p)
+        uri = c.open(p.path("k.cc"))
+        self.assertEqual(c.diagnostics(uri, 1), [])
+        shown = c.sent("window/showMessage")
+        self.assertEqual([m["type"] for m in shown], [1])
+        self.assertIn("configuration error: invalid option "
+                      "'dma-wait-send-on-local-copy.WorkLimit'", shown[0]["message"])
+        self.assertIn("got 'many'", shown[0]["message"])
+        # Fixed: the findings come back; the message is not repeated.
+        p.write(".clang-tidy", "Checks: '-*,dma-*'\n")
+        c.notify("workspace/didChangeWatchedFiles", {"changes": [
+            {"uri": lsp_client.uri_of(p.path(".clang-tidy")), "type": 2}]})
+        self.assertEqual(len(c.diagnostics(uri, 1)), 1)
+        self.assertEqual(len(c.sent("window/showMessage")), 1)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
     def test_unsaved_headers_are_what_the_analysis_reads(self):
         header = ("#pragma once\n#include <tpu/dma.h>\n"
                   "inline void finish(tpu::AsyncCopyDescriptor& d) {\n"

@@ -10,7 +10,8 @@ no dmalint finding, while clangd's warning stays.
   test_neovim.py --dmalint build/bin/dmalint --include include [--clangd clangd-19]
 
 Exit status 0 on success, 1 on a failure, 77 (skipped) when Neovim is not
-installed (scripts/test.sh installs it, and clangd-19, for CI).
+installed (scripts/test.sh installs it, and clangd-19, for CI, and sets
+DMALINT_REQUIRE_NEOVIM=1, which makes a missing Neovim a failure).
 """
 
 import argparse
@@ -76,6 +77,11 @@ def main():
     args = parser.parse_args()
     nvim = shutil.which(args.nvim)
     if not nvim:
+        if os.environ.get("DMALINT_REQUIRE_NEOVIM") == "1":
+            # scripts/test.sh (so CI) installs it: a skip there would hide
+            # that the editor test never ran.
+            return fail("Neovim ('%s') is not installed, and DMALINT_REQUIRE_NEOVIM=1 "
+                        "(scripts/test.sh) requires this test to run" % args.nvim)
         print("SKIP: Neovim ('%s') is not installed; scripts/test.sh installs it "
               "(Debian package neovim)" % args.nvim)
         return 77

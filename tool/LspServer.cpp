@@ -9,6 +9,7 @@
 #include "Paths.h"
 #include "Run.h"
 #include "clang/Basic/Stack.h"
+#include "clang/Driver/Types.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -137,8 +138,19 @@ template <typename T> llvm::Expected<T> parseParams(const json::Value *Params, l
 }
 
 /// The languages dmalint compiles (LSP language identifiers).
-bool analysable(llvm::StringRef LanguageId) {
-  return llvm::is_contained({"cpp", "c", "cuda-cpp", "objective-c", "objective-cpp"}, LanguageId);
+/// Whether a document is C-family code: by its languageId when that is one
+/// of LSP's, else (clients name languages as they please: eglot says "c++",
+/// after c++-mode) by its file name's extension, as clang's driver reads it.
+bool analysable(llvm::StringRef LanguageId, llvm::StringRef Path) {
+  if (llvm::is_contained({"cpp", "c", "cuda-cpp", "objective-c", "objective-cpp"}, LanguageId))
+    return true;
+  llvm::StringRef Extension = llvm::sys::path::extension(Path);
+  if (Extension.empty())
+    return false;
+  driver::types::ID Type = driver::types::lookupTypeForExtension(Extension.drop_front());
+  return Type != driver::types::TY_INVALID &&
+         (driver::types::isCXX(Type) || driver::types::isObjC(Type) ||
+          llvm::is_contained({driver::types::TY_C, driver::types::TY_CHeader}, Type));
 }
 
 bool isConfigurationFile(llvm::StringRef Path) {
@@ -513,7 +525,7 @@ void Server::schedule(const std::string &Uri, Clock::duration Delay) {
   const Document *D = Documents.find(Uri);
   if (!D)
     return;
-  if (!analysable(D->LanguageId)) {
+  if (!analysable(D->LanguageId, D->Path)) {
     // Nothing to analyse: answered at once, with nothing.
     Results[Uri] = Analysed{D->Version, {}};
     return answerCodeActions(Uri);
@@ -541,9 +553,9 @@ void Server::didOpen(const json::Value *Params) {
     return log(MessageType::Error, "not analysing an opened document: " +
                                        llvm::toString(std::move(Err)));
   Results.erase(Item.Uri);
-  if (!analysable(Item.LanguageId))
-    log(MessageType::Log, "not analysing " + Item.Uri + ": its language '" + Item.LanguageId +
-                              "' is not C or C++");
+  if (const Document *D = Documents.find(Item.Uri); D && !analysable(D->LanguageId, D->Path))
+    log(MessageType::Log, "not analysing " + Item.Uri + ": neither its language '" +
+                              Item.LanguageId + "' nor its file name is C or C++");
   schedule(Item.Uri, Clock::duration::zero());
 }
 
@@ -755,17 +767,21 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
             .str());
     Rendered.clear();
   }
+  // Which database the command came from, for a user whose editor shows an
+  // unexpected result.
+  std::string From = Command.Source.How == CommandSource::Database
+                         ? "from the database " + Command.Source.DatabaseFile
+                     : Command.Source.How == CommandSource::Interpolated
+                         ? "interpolated command from " + Command.Source.DatabaseFile
+                     : Command.Source.How == CommandSource::Fallback ? "fallback flags"
+                                                                     : "no command";
   log(MessageType::Log,
       llvm::formatv("analysed {0} version {1} in {2:f3} s ({3}; {4}): {5} finding{6}", Uri,
                     Version, Seconds,
                     Preamble == PreambleStore::Outcome::Reused     ? "preamble reused"
                     : Preamble == PreambleStore::Outcome::Deferred ? "whole file parsed"
                                                                    : "no preamble",
-                    Command.Source.How == CommandSource::Database       ? "from the database"
-                    : Command.Source.How == CommandSource::Interpolated ? "interpolated command"
-                    : Command.Source.How == CommandSource::Fallback     ? "fallback flags"
-                                                                        : "no command",
-                    Rendered.size(), Rendered.size() == 1 ? "" : "s")
+                    From, Rendered.size(), Rendered.size() == 1 ? "" : "s")
           .str());
   json::Array Diagnostics;
   for (const RenderedFinding &F : Rendered)

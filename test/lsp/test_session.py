@@ -336,6 +336,65 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(c.sent("window/showMessage"), [])
         self.assertEqual(c.shutdown_and_exit(), 0)
 
+    def test_compile_commands_in_an_ancestor_and_compile_flags_txt(self):
+        # compile_commands.json two directories up; compile_flags.txt (one
+        # flag a line, for every file below it) in another tree.
+        p = Project(self, {"a/src/k.cc": KERNEL, "b/src/k.cc": KERNEL}, database=False)
+        p.write_database(["a/src/k.cc"], FLAGS, where="a/compile_commands.json")
+        p.write("b/compile_flags.txt", "\n".join(FLAGS) + "\n")
+        c = self.server(p)
+        for tree in ("a", "b"):
+            uri = c.open(p.path(tree + "/src/k.cc"))
+            self.assertEqual(len(c.diagnostics(uri, 1)), 1, tree)
+        self.assertEqual(c.sent("window/showMessage"), [])
+        logs = [m["message"] for m in c.sent("window/logMessage")]
+        for database in ("a/compile_commands.json", "b/compile_flags.txt"):
+            self.assertTrue(any(p.path(database) in l for l in logs), (database, logs))
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_compile_commands_dir_and_fallback_flags_as_settings(self):
+        # initializationOptions: the fallback flags (instead of those after --).
+        p = Project(self, {"k.cc": KERNEL}, database=False)
+        c = self.server(p, options={"dmalint": {"fallbackFlags": FLAGS}})
+        uri = c.open(p.path("k.cc"))
+        self.assertEqual(len(c.diagnostics(uri, 1)), 1)
+        self.assertIn("'clang++ %s'" % " ".join(FLAGS), c.sent("window/showMessage")[0]["message"])
+        # didChangeConfiguration: a database elsewhere, whose flags plant a bug.
+        p.write_database(["k.cc"], FLAGS + ["-DBUG=1"], where="out/compile_commands.json")
+        c.change(uri, 2, [{"text": KERNEL.replace("  // typing here",
+                                                  "#if BUG\n  staging.start(7);\n#endif")}])
+        self.assertEqual([d["code"] for d in c.diagnostics(uri, 2)],
+                         ["dma-wait-send-on-local-copy"])
+        c.notify("workspace/didChangeConfiguration",
+                 {"settings": {"dmalint": {"compileCommandsDir": p.path("out")}}})
+        self.assertEqual(sorted(d["code"] for d in c.diagnostics(uri, 2)),
+                         ["dma-start-priority", "dma-wait-send-on-local-copy"])
+        self.assertEqual(len(c.sent("window/showMessage")), 1)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_each_finding_links_its_checks_page(self):
+        p = Project(self, {"k.cc": KERNEL})
+        c = self.server(p)
+        d = c.diagnostics(c.open(p.path("k.cc")), 1)[0]
+        self.assertEqual(d["source"], "dmalint")
+        href = d["codeDescription"]["href"]
+        # The SARIF log's link for the rule, a page that exists under docs/checks/.
+        sarif = json.loads(subprocess.run(
+            [DMALINT, "--format=sarif", p.path("k.cc"), "--", *FLAGS], cwd=p.dir,
+            capture_output=True, text=True).stdout)
+        rules = {r["id"]: r["helpUri"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+        self.assertEqual(href, rules["dma-wait-send-on-local-copy"])
+        self.assertTrue(href.endswith("/docs/checks/dma-wait-send-on-local-copy.md"), href)
+        self.assertTrue(os.path.exists(os.path.join(ROOT, "docs", "checks",
+                                                    "dma-wait-send-on-local-copy.md")))
+        self.assertEqual(c.shutdown_and_exit(), 0)
+        # --check-doc-url, as for SARIF.
+        c = self.server(p, "--check-doc-url=https://docs.example/{check}.html")
+        d = c.diagnostics(c.open(p.path("k.cc")), 1)[0]
+        self.assertEqual(d["codeDescription"]["href"],
+                         "https://docs.example/dma-wait-send-on-local-copy.html")
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
     def test_a_broken_database_is_named(self):
         p = Project(self, {"k.cc": KERNEL}, database=False)
         p.write("compile_commands.json", "[{\"directory\": ")
@@ -481,6 +540,21 @@ class SessionTest(unittest.TestCase):
             "context": {"diagnostics": []}}), [])
         self.assertEqual(c.sent("textDocument/publishDiagnostics"), [])
         self.assertEqual(c.shutdown_and_exit(), 0)
+
+    def test_c_family_files_under_a_language_name_of_the_clients_own(self):
+        # eglot names the language after the major mode ("c++" for c++-mode);
+        # the file name says what it is, as it does for clangd.
+        p = Project(self, {"k.cc": KERNEL, "notes.txt": KERNEL})
+        c = self.server(p)
+        uri = c.open(p.path("k.cc"), language="c++")
+        self.assertEqual([d["code"] for d in c.diagnostics(uri, 1)],
+                         ["dma-wait-send-on-local-copy"])
+        other = c.open(p.path("notes.txt"), language="text")
+        c.notification("window/logMessage", lambda m: m["message"] ==
+                       "not analysing %s: neither its language 'text' nor its file name is "
+                       "C or C++" % other)
+        self.assertEqual(c.shutdown_and_exit(), 0)
+        self.assertEqual([m["uri"] for m in c.sent("textDocument/publishDiagnostics")], [uri])
 
     def test_memory_stays_flat_over_10000_edits(self):
         # 40 KB of text after the kernel: a copy of the text kept per edit

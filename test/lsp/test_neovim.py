@@ -40,6 +40,31 @@ void kernel(Ref<float> hbm, Ref<float> vmem, DmaSemaphore sem) {
 """
 
 
+def write_project(root, flags):
+    """The kernel, a .clang-tidy and a compile_commands.json in `root`; returns
+    the kernel's path."""
+    kernel = os.path.join(root, "kernel.cc")
+    with open(kernel, "w") as f:
+        f.write(KERNEL)
+    with open(os.path.join(root, ".clang-tidy"), "w") as f:
+        f.write("Checks: '-*,dma-*'\n")
+    with open(os.path.join(root, "compile_commands.json"), "w") as f:
+        json.dump([{"directory": root, "file": kernel,
+                    "arguments": ["clang++", *flags, "-c", kernel]}], f)
+    return kernel
+
+
+def fixed_by_standalone(dmalint, flags, directory, name, text):
+    """What `dmalint --fix` makes of `text`, written to `name` first."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    subprocess.run([dmalint, "--quiet", "--fix", path, "--", *flags], cwd=directory,
+                   capture_output=True)
+    with open(path) as f:
+        return f.read()
+
+
 def fail(message):
     print("FAIL: " + message)
     return 1
@@ -94,14 +119,7 @@ def main():
 
     root = os.path.realpath(tempfile.mkdtemp(prefix="dmalint-neovim-"))
     try:
-        kernel = os.path.join(root, "kernel.cc")
-        with open(kernel, "w") as f:
-            f.write(KERNEL)
-        with open(os.path.join(root, ".clang-tidy"), "w") as f:
-            f.write("Checks: '-*,dma-*'\n")
-        with open(os.path.join(root, "compile_commands.json"), "w") as f:
-            json.dump([{"directory": root, "file": kernel,
-                        "arguments": ["clang++", *flags, "-c", kernel]}], f)
+        kernel = write_project(root, flags)
         out = os.path.join(root, "record.json")
         env = dict(os.environ, DMALINT=dmalint, CLANGD=clangd, KERNEL=kernel, ROOT=root, OUT=out,
                    XDG_STATE_HOME=os.path.join(root, "state"),
@@ -159,14 +177,11 @@ def main():
                 problems.append("typed: the standalone should find the typed bug too: %r"
                                 % (expected,))
             # What the fixes must make of the typed text.
-            subprocess.run([dmalint, "--quiet", "--fix", os.path.join(root, "typed.cc"), "--",
-                            *flags], cwd=root, capture_output=True)
-            with open(os.path.join(root, "typed.cc")) as f:
-                fixed_by_standalone = f.read()
+            fixed_text = fixed_by_standalone(dmalint, flags, root, "typed.cc", typed["text"])
         fixed = check_step("fixed", [])
-        if fixed and typed and fixed["text"] != fixed_by_standalone:
+        if fixed and typed and fixed["text"] != fixed_text:
             problems.append("the buffer after Neovim applied the quick fixes:\n%s\ndiffers from "
-                            "dmalint --fix:\n%s" % (fixed["text"], fixed_by_standalone))
+                            "dmalint --fix:\n%s" % (fixed["text"], fixed_text))
         if len(actions) != 2 or not all(a["kind"] == "quickfix" and a["preferred"]
                                         for a in actions):
             problems.append("expected two preferred quickfix actions, got %r" % actions)

@@ -25,15 +25,15 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_neovim import as_neovim_shows, fail, fixed_by_standalone, standalone, write_project  # noqa: E402
+from editor_session import as_editor_shows, fail, judge, require_or_skip, write_project  # noqa: E402,E501
 
 
 def as_eglot_gets(findings, buffer_path):
-    """as_neovim_shows of the standalone's findings, for a client that (as
+    """as_editor_shows of the standalone's findings, for a client that (as
     eglot 1.9 does) declines relatedInformation: the server appends the notes
     to the message as the text output prints them, naming the buffer's file
     (the standalone ran on a copy of it)."""
-    out = as_neovim_shows(findings)
+    out = as_editor_shows(findings)
     for shown, (_, _, _, _, notes, _) in zip(out, sorted(findings, key=lambda f: f[3][1])):
         shown["message"] += "".join("\n\n%s:%d:%d: note: %s" % (buffer_path, at[1], at[2], m)
                                     for m, at in notes)
@@ -42,7 +42,7 @@ def as_eglot_gets(findings, buffer_path):
 
 
 def as_emacs_holds(step):
-    """The record's diagnostics in as_neovim_shows' terms, from the LSP
+    """The record's diagnostics in as_editor_shows' terms, from the LSP
     diagnostic eglot keeps with each Flymake diagnostic; and the problems
     with what Flymake made of them."""
     out, problems = [], []
@@ -80,11 +80,7 @@ def main():
     if not has_eglot:
         why = ("Emacs ('%s') is not installed" % args.emacs if not emacs
                else "Emacs has no eglot (Debian package elpa-eglot)")
-        if os.environ.get("DMALINT_REQUIRE_EGLOT") == "1":
-            return fail(why + ", and DMALINT_REQUIRE_EGLOT=1 (scripts/test.sh) requires this "
-                        "test to run")
-        print("SKIP: %s; scripts/test.sh installs emacs-nox and elpa-eglot" % why)
-        return 77
+        return require_or_skip("emacs-nox and elpa-eglot", why, "DMALINT_REQUIRE_EGLOT")
     dmalint = os.path.abspath(args.dmalint)
     flags = ["-std=c++17", "-I" + os.path.abspath(args.include)]
 
@@ -105,43 +101,16 @@ def main():
                         % (r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
         with open(out) as f:
             record = json.load(f)
-        problems = list(record["errors"])
-        steps = {s["name"]: s for s in record["steps"] if s["name"] != "action"}
-        actions = [s for s in record["steps"] if s["name"] == "action"]
 
-        def check_step(name, expected):
-            step = steps.get(name)
-            if not step:
-                problems.append("the session did not reach the step '%s'" % name)
-                return None
-            got, wrong = as_emacs_holds(step)
-            problems.extend(wrong)
+        def check_step(name, step, expected):
+            got, problems = as_emacs_holds(step)
             if got != as_eglot_gets(expected, kernel):
                 problems.append("%s: Emacs holds dmalint's diagnostics\n  %s\nbut the standalone "
                                 "reports\n  %s" % (name, json.dumps(got),
                                                    json.dumps(as_eglot_gets(expected, kernel))))
-            return step
+            return problems
 
-        opened = check_step("open", standalone(dmalint, flags, root, "kernel.cc"))
-        if opened and len(opened["dmalint"]) != 1:
-            problems.append("open: expected the kernel's one finding, got %r" % opened["dmalint"])
-        typed = steps.get("typed")
-        if typed:
-            with open(os.path.join(root, "typed.cc"), "w") as f:
-                f.write(typed["text"])
-            expected = standalone(dmalint, flags, root, "typed.cc")
-            check_step("typed", expected)
-            if len(expected) != 2:
-                problems.append("typed: the standalone should find the typed bug too: %r"
-                                % (expected,))
-            fixed_text = fixed_by_standalone(dmalint, flags, root, "typed.cc", typed["text"])
-        fixed = check_step("fixed", [])
-        if fixed and typed and fixed["text"] != fixed_text:
-            problems.append("the buffer after eglot applied the quick fixes:\n%s\ndiffers from "
-                            "dmalint --fix:\n%s" % (fixed["text"], fixed_text))
-        if len(actions) != 2 or not all(a["kind"] == "quickfix" and a["preferred"] is True
-                                        for a in actions):
-            problems.append("expected two preferred quickfix actions, got %r" % actions)
+        problems, steps, actions = judge(record, "eglot", dmalint, flags, root, check_step)
         if problems:
             print("FAIL: the eglot session:\n" + "\n".join(problems))
             print("Emacs' output:\n" + r.stderr[-3000:])
@@ -149,8 +118,8 @@ def main():
         version = subprocess.run([emacs, "--version"], capture_output=True, text=True)
         print("PASS: %s, eglot, with dmalint --lsp: %d finding(s) on open, %d after typing, "
               "%d quick fix(es) applied" % (version.stdout.split("\n")[0],
-                                            len(opened["dmalint"]), len(typed["dmalint"]),
-                                            len(actions)))
+                                            len(steps["open"]["dmalint"]),
+                                            len(steps["typed"]["dmalint"]), len(actions)))
         return 0
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -459,6 +459,22 @@ class SessionTest(unittest.TestCase):
         self.assertIn("checks", c.notification("window/showMessage")["message"])
         self.assertEqual(c.shutdown_and_exit(), 0)
 
+    def test_configuration_files_are_read_again_without_the_clients_word(self):
+        # A client that watches no files: the next analysis (here: after an
+        # edit) reads .clang-tidy and compile_commands.json as they are now.
+        kernel = KERNEL.replace("  // typing here", "#if BUG\n  staging.start(7);\n#endif")
+        p = Project(self, {"k.cc": kernel})
+        c = self.server(p)
+        uri = c.open(p.path("k.cc"))
+        self.assertEqual([(x["code"], x["severity"]) for x in c.diagnostics(uri, 1)],
+                         [("dma-wait-send-on-local-copy", 2)])
+        p.write(".clang-tidy", "Checks: '-*,dma-*'\nWarningsAsErrors: 'dma-*'\n")
+        p.write_database(["k.cc"], FLAGS + ["-DBUG=1"])
+        c.change(uri, 2, [{"text": kernel + "\n"}])
+        self.assertEqual(sorted((x["code"], x["severity"]) for x in c.diagnostics(uri, 2)),
+                         [("dma-start-priority", 1), ("dma-wait-send-on-local-copy", 1)])
+        self.assertEqual(c.shutdown_and_exit(), 0)
+
     def test_a_broken_configuration_is_shown_and_no_check_runs(self):
         p = Project(self, {"k.cc": KERNEL})
         p.write(".clang-tidy", "Checks: '-*,dma-*'\nCheckOptions:\n"

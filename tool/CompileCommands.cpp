@@ -141,30 +141,37 @@ llvm::Error loadJsonDatabase(llvm::StringRef Path, llvm::StringRef Directory,
   return llvm::Error::success();
 }
 
+/// Loads the database file \p Path: a compile_commands.json (read
+/// strictly) or a compile_flags.txt, in \p Directory.
+llvm::Error loadDatabaseFileInto(llvm::StringRef Path, llvm::StringRef Directory,
+                                 LoadedCompilations &Loaded) {
+  if (llvm::sys::path::filename(Path) != "compile_flags.txt")
+    return loadJsonDatabase(Path, Directory, Loaded);
+  std::string Error;
+  std::unique_ptr<tooling::CompilationDatabase> Base =
+      tooling::FixedCompilationDatabase::loadFromFile(Path, Error);
+  if (!Base)
+    return inputError("cannot load '" + Path + "': " + Error);
+  Loaded.Database = tooling::inferTargetAndDriverMode(std::move(Base));
+  Loaded.Directory = Directory.str();
+  return llvm::Error::success();
+}
+
 /// Loads the database in \p Directory: compile_commands.json, else
 /// compile_flags.txt (as LibTooling). False, with nothing loaded, when
 /// neither is there.
 llvm::Expected<bool> loadFromDirectory(llvm::StringRef Dir, LoadedCompilations &Loaded) {
   std::string Directory = normalisedPath(Dir);
-  llvm::SmallString<256> Json(Directory);
-  llvm::sys::path::append(Json, "compile_commands.json");
-  if (llvm::sys::fs::exists(Json)) {
-    if (llvm::Error Err = loadJsonDatabase(Json, Directory, Loaded))
+  for (llvm::StringRef Name : {"compile_commands.json", "compile_flags.txt"}) {
+    llvm::SmallString<256> Path(Directory);
+    llvm::sys::path::append(Path, Name);
+    if (!llvm::sys::fs::exists(Path))
+      continue;
+    if (llvm::Error Err = loadDatabaseFileInto(Path, Directory, Loaded))
       return std::move(Err);
     return true;
   }
-  llvm::SmallString<256> Flags(Directory);
-  llvm::sys::path::append(Flags, "compile_flags.txt");
-  if (!llvm::sys::fs::exists(Flags))
-    return false;
-  std::string Error;
-  std::unique_ptr<tooling::CompilationDatabase> Base =
-      tooling::FixedCompilationDatabase::loadFromFile(Flags, Error);
-  if (!Base)
-    return inputError("cannot load '" + Flags + "': " + Error);
-  Loaded.Database = tooling::inferTargetAndDriverMode(std::move(Base));
-  Loaded.Directory = Directory;
-  return true;
+  return false;
 }
 
 } // namespace
@@ -215,10 +222,24 @@ llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Sou
                         "compiler flags after '--' (e.g. dmalint " +
                         Files.front() + " -- -std=c++17 -Iinclude)");
   }
-  auto Adjusted =
-      std::make_unique<tooling::ArgumentsAdjustingCompilations>(std::move(Loaded.Database));
+  Loaded.Database = withDriverAdjustments(std::move(Loaded.Database));
+  return std::move(Loaded);
+}
+
+std::unique_ptr<tooling::CompilationDatabase>
+withDriverAdjustments(std::unique_ptr<tooling::CompilationDatabase> Base) {
+  auto Adjusted = std::make_unique<tooling::ArgumentsAdjustingCompilations>(std::move(Base));
   Adjusted->appendArgumentsAdjuster(driverAdjuster());
-  Loaded.Database = std::move(Adjusted);
+  return Adjusted;
+}
+
+llvm::Expected<LoadedCompilations> loadDatabaseFile(llvm::StringRef Path) {
+  LoadedCompilations Loaded;
+  std::string File = normalisedPath(Path);
+  if (llvm::Error Err =
+          loadDatabaseFileInto(File, llvm::sys::path::parent_path(File), Loaded))
+    return std::move(Err);
+  Loaded.Database = withDriverAdjustments(std::move(Loaded.Database));
   return std::move(Loaded);
 }
 

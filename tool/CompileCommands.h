@@ -58,6 +58,16 @@ llvm::Expected<LoadedCompilations> loadCompilations(const CompilationSource &Sou
 /// never moves the others.
 unsigned shardOf(llvm::StringRef PortablePath, unsigned Shards);
 
+/// Loads the one database file \p Path (a compile_commands.json, read as
+/// strictly as loadCompilations reads it, or a compile_flags.txt), with the
+/// same adjustments. The language server finds its databases itself.
+llvm::Expected<LoadedCompilations> loadDatabaseFile(llvm::StringRef Path);
+
+/// \p Base with the adjustments every dmalint run makes to its commands
+/// (clang's builtin headers made findable).
+std::unique_ptr<clang::tooling::CompilationDatabase>
+withDriverAdjustments(std::unique_ptr<clang::tooling::CompilationDatabase> Base);
+
 } // namespace dmalint::tool
 
 #endif

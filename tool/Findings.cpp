@@ -16,10 +16,22 @@ SourceCache::File &SourceCache::load(const std::string &Path) {
   File &F = Files[Path];
   if (F.Loaded)
     return F;
-  F.Loaded = true;
   if (auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                                 /*RequiresNullTerminator=*/false))
     F.Text = (*Buffer)->getBuffer().str();
+  index(F);
+  return F;
+}
+
+void SourceCache::setText(const std::string &Path, std::string Text) {
+  File &F = Files[Path];
+  F.Text = std::move(Text);
+  F.LineStarts.clear();
+  index(F);
+}
+
+void SourceCache::index(File &F) {
+  F.Loaded = true;
   F.LineStarts.push_back(0);
   for (unsigned I = 0; I < F.Text.size(); ++I) {
     if (F.Text[I] == '\r' && I + 1 < F.Text.size() && F.Text[I + 1] == '\n')
@@ -27,7 +39,6 @@ SourceCache::File &SourceCache::load(const std::string &Path) {
     if (F.Text[I] == '\n' || F.Text[I] == '\r')
       F.LineStarts.push_back(I + 1);
   }
-  return F;
 }
 
 const std::string &SourceCache::text(const std::string &Path) { return load(Path).Text; }

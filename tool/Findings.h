@@ -119,6 +119,9 @@ public:
   SourcePosition resolve(const std::string &Path, unsigned Offset);
   /// The file's whole text; empty when it cannot be read.
   const std::string &text(const std::string &Path);
+  /// Uses \p Text as the contents of \p Path: what the analysis read in
+  /// its place (the language server's unsaved editor buffers).
+  void setText(const std::string &Path, std::string Text);
 
 private:
   struct File {
@@ -127,6 +130,7 @@ private:
     bool Loaded = false;
   };
   File &load(const std::string &Path);
+  static void index(File &F);
   std::map<std::string, File> Files;
 };
 

@@ -270,8 +270,9 @@ private:
 /// translation unit), for checks dmalint never runs.
 class TidyActionFactory : public tooling::FrontendActionFactory {
 public:
-  TidyActionFactory(ClangTidyContext &Context, IdentityRecorder &Recorder)
-      : Context(Context), Recorder(Recorder) {
+  TidyActionFactory(ClangTidyContext &Context, IdentityRecorder &Recorder,
+                    const RunHooks &Hooks)
+      : Context(Context), Recorder(Recorder), Hooks(Hooks) {
     for (const ClangTidyModuleRegistry::entry &Module : ClangTidyModuleRegistry::entries())
       Module.instantiate()->addCheckFactories(CheckFactories);
   }
@@ -285,6 +286,8 @@ public:
                      DiagnosticConsumer *DiagConsumer) override {
     // As clang-tidy: code may test __clang_analyzer__.
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    if (Hooks.PrepareInvocation)
+      Hooks.PrepareInvocation(*Invocation, *Files, PCHContainerOps);
     return FrontendActionFactory::runInvocation(std::move(Invocation), Files,
                                                 std::move(PCHContainerOps), DiagConsumer);
   }
@@ -330,18 +333,22 @@ private:
 
   ClangTidyContext &Context;
   IdentityRecorder &Recorder;
+  const RunHooks &Hooks;
   ClangTidyCheckFactories CheckFactories;
 };
 
 /// One translation unit, with its own context and file system so that runs
 /// can share nothing: ClangTool changes the working directory per compile
 /// command, and a physical file system of its own keeps that to this run.
-static TranslationUnitResult runOne(const tooling::CompilationDatabase &Compilations,
-                                    const std::string &File, const ClangTidyOptions &Overrides) {
+TranslationUnitResult runChecksOnFile(const tooling::CompilationDatabase &Compilations,
+                                      const std::string &File,
+                                      const ClangTidyOptions &Overrides, const RunHooks &Hooks) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(
       llvm::vfs::createPhysicalFileSystem().release());
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS(
       new llvm::vfs::OverlayFileSystem(FS));
+  if (Hooks.Overlay)
+    BaseFS->pushOverlay(Hooks.Overlay);
   ClangTidyContext Context(optionsProvider(Overrides, FS));
   tooling::ClangTool Tool(Compilations, {File}, std::make_shared<PCHContainerOperations>(),
                           BaseFS);
@@ -368,7 +375,7 @@ static TranslationUnitResult runOne(const tooling::CompilationDatabase &Compilat
   IdentityRecorder Recorder(Context, DiagConsumer);
   ContextDiagnostics Diagnostics(Context, Recorder);
   Tool.setDiagnosticConsumer(&DiagConsumer);
-  TidyActionFactory Factory(Context, Recorder);
+  TidyActionFactory Factory(Context, Recorder, Hooks);
   Tool.run(&Factory);
   TranslationUnitResult Result;
   Result.File = File;
@@ -401,7 +408,7 @@ runChecks(const tooling::CompilationDatabase &Compilations,
   std::mutex ProgressMutex;
   size_t Done = 0;
   runInParallel(Files.size(), Jobs, [&](size_t I) {
-    PerFile[I] = runOne(Compilations, Files[I], Overrides);
+    PerFile[I] = runChecksOnFile(Compilations, Files[I], Overrides, RunHooks());
     std::lock_guard<std::mutex> Lock(ProgressMutex);
     if (Progress)
       Progress(++Done);

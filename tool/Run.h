@@ -9,7 +9,10 @@
 
 #include "Findings.h"
 #include "clang-tidy/ClangTidyOptions.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Serialization/PCHContainerOperations.h"
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +32,24 @@ runChecks(const clang::tooling::CompilationDatabase &Compilations,
           const std::vector<std::string> &Files,
           const clang::tidy::ClangTidyOptions &Overrides, unsigned Jobs,
           const std::function<void(size_t Done)> &Progress);
+
+/// What the language server adds to the run of one translation unit.
+struct RunHooks {
+  /// Files layered over the real file system (the editor's unsaved buffers).
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Overlay;
+  /// Called with the compiler invocation, built from the adjusted command,
+  /// just before it runs (the language server adds its preamble there).
+  std::function<void(clang::CompilerInvocation &, clang::FileManager &,
+                     std::shared_ptr<clang::PCHContainerOperations>)>
+      PrepareInvocation;
+};
+
+/// Runs the enabled checks over the one file \p File, as runChecks does for
+/// each of its files, with \p Hooks.
+TranslationUnitResult runChecksOnFile(const clang::tooling::CompilationDatabase &Compilations,
+                                      const std::string &File,
+                                      const clang::tidy::ClangTidyOptions &Overrides,
+                                      const RunHooks &Hooks);
 
 } // namespace dmalint::tool
 

@@ -2,6 +2,7 @@
 //
 // dmalint FILE... -- COMPILER-FLAGS
 // dmalint -p BUILD_DIR [FILE...]
+// dmalint --lsp [-- FALLBACK-FLAGS]    (a language server on stdin/stdout)
 //
 // Exit status: 0 no finding, 1 findings, 2 usage or input error (including a
 // translation unit that does not compile), so CI and pre-commit can gate on
@@ -20,6 +21,7 @@
 #include "Findings.h"
 #include "Fingerprint.h"
 #include "Fixes.h"
+#include "LspServer.h"
 #include "Rules.h"
 #include "Run.h"
 #include "SarifMerge.h"
@@ -40,6 +42,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <set>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace clang;
@@ -153,6 +156,24 @@ cl::opt<std::string> MergeSarif(
     cl::desc("Merge the SARIF logs given as <file>... (e.g. of the shards of one\n"
              "run) into one log <out>, and exit"),
     cl::value_desc("out"), cl::cat(Category));
+cl::opt<bool> Lsp("lsp",
+                  cl::desc("Serve the Language Server Protocol on stdin/stdout: findings\n"
+                           "and quick fixes of the open documents, as they are edited\n"
+                           "(flags after '--': for files with no compile command)"),
+                  cl::cat(Category));
+cl::opt<std::string> CompileCommandsDir(
+    "compile-commands-dir",
+    cl::desc("With --lsp: the directory of compile_commands.json for every file\n"
+             "(default: searched for above each file, as clangd does)"),
+    cl::value_desc("dir"), cl::cat(Category));
+cl::opt<unsigned> Debounce("debounce",
+                           cl::desc("With --lsp: milliseconds a document must stay unchanged\n"
+                                    "before it is analysed"),
+                           cl::init(50), cl::value_desc("ms"), cl::cat(Category));
+cl::opt<bool> Preamble("preamble",
+                       cl::desc("With --lsp: keep each document's parsed #include block\n"
+                                "between analyses (--preamble=false parses it every time)"),
+                       cl::init(true), cl::cat(Category));
 
 void printVersion(raw_ostream &OS) {
   OS << "dmalint " << DMALINT_VERSION << "\n  built with " << clang::getClangFullVersion()
@@ -317,7 +338,8 @@ int main(int argc, const char **argv) {
           ToolArgc, argv,
           "dmalint: finds DMA-descriptor misuse in C++ kernel code\n\n"
           "  dmalint FILE... -- COMPILER-FLAGS\n"
-          "  dmalint -p BUILD_DIR [FILE...]\n\n"
+          "  dmalint -p BUILD_DIR [FILE...]\n"
+          "  dmalint --lsp [-- FALLBACK-FLAGS]\n\n"
           "Exit status: 0 no finding, 1 findings (with --baseline: new findings),\n"
           "2 usage or input error (including code that does not compile).\n",
           &ParseErrorStream)) {
@@ -347,6 +369,32 @@ int main(int argc, const char **argv) {
   tidy::ClangTidyOptions Overrides;
   if (Checks.getNumOccurrences())
     Overrides.Checks = Checks;
+
+  if (Lsp) {
+    if (!Files.empty() || BuildPath.getNumOccurrences())
+      return usageError("--lsp takes no FILE and no -p: the editor opens the files, and "
+                        "their compile commands are found as clangd finds them (or give "
+                        "--compile-commands-dir)");
+    if (CompileCommandsDir.getNumOccurrences() && !sys::fs::is_directory(CompileCommandsDir))
+      return usageError("--compile-commands-dir '" + CompileCommandsDir +
+                        "' is not a directory");
+    dmalint::lsp::ServerOptions Options;
+    Options.CompileCommandsDir = CompileCommandsDir.getNumOccurrences()
+                                     ? normalisedPath(CompileCommandsDir)
+                                     : std::string();
+    Options.FallbackFlags = FixedFlags.value_or(std::vector<std::string>{"-std=c++17"});
+    Options.Overrides = Overrides;
+    Options.CheckDocUrl = CheckDocUrl;
+    Options.DebounceMs = Debounce;
+    Options.UsePreamble = Preamble;
+    Options.Argv0 = argv[0];
+    // The protocol owns stdout: anything else that writes there (clang,
+    // LLVM) goes to stderr, which editors keep as the server's log.
+    int ProtocolOut = dup(STDOUT_FILENO);
+    if (ProtocolOut < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+      return usageError("cannot set up stdout for the language server");
+    return dmalint::lsp::runServer(Options, STDIN_FILENO, ProtocolOut);
+  }
   if (HeaderFilter.getNumOccurrences()) {
     std::string RegexError;
     if (!Regex(HeaderFilter).isValid(RegexError))

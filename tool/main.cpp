@@ -271,6 +271,28 @@ Expected<ChangedLines> readChanges(const SourceRoot &Root) {
   return parseUnifiedDiff(*Patch, Root.directory());
 }
 
+/// --write-baseline: every current finding of \p All, whatever --baseline
+/// hides; never after errors (it would miss findings). False when the file
+/// could not be written.
+bool baselineStage(llvm::ArrayRef<Finding> All, unsigned Errors) {
+  if (Errors) {
+    WithColor::warning(errs(), "dmalint")
+        << "not writing the baseline: the run had errors (above), so it would miss findings\n";
+    return true;
+  }
+  if (Error Err = writeBaseline(WriteBaselineFile, All)) {
+    WithColor::error(errs(), "dmalint") << "cannot write the baseline '" << WriteBaselineFile
+                                        << "': " << toString(std::move(Err)) << "\n";
+    return false;
+  }
+  if (!Quiet) {
+    unsigned Recorded = llvm::count_if(All, [](const Finding &F) { return F.isFinding(); });
+    errs() << "dmalint: recorded " << Recorded << " finding" << plural(Recorded)
+           << " in the baseline " << WriteBaselineFile << "\n";
+  }
+  return true;
+}
+
 /// --fix and --export-fixes: the fixes of \p Reported, planned once, within
 /// \p EditableTree; never after errors (the findings would be incomplete).
 /// False when a file could not be written.
@@ -543,24 +565,6 @@ int main(int argc, const char **argv) {
   unsigned Errors = llvm::count_if(All, [](const Finding &F) { return F.isError(); });
   int Status = ExitClean;
 
-  // The baseline records every current finding, whatever --baseline hides.
-  if (WriteBaselineFile.getNumOccurrences()) {
-    if (Errors) {
-      WithColor::warning(errs(), "dmalint")
-          << "not writing the baseline: the run had errors (above), so it would miss "
-             "findings\n";
-    } else if (Error Err = writeBaseline(WriteBaselineFile, All)) {
-      WithColor::error(errs(), "dmalint")
-          << "cannot write the baseline '" << WriteBaselineFile << "': "
-          << toString(std::move(Err)) << "\n";
-      Status = ExitError;
-    } else if (!Quiet) {
-      unsigned Recorded = llvm::count_if(All, [](const Finding &F) { return F.isFinding(); });
-      errs() << "dmalint: recorded " << Recorded << " finding" << plural(Recorded)
-             << " in the baseline " << WriteBaselineFile << "\n";
-    }
-  }
-
   // A baseline of dmalint 0.1 holds fingerprints of its own recipe, with
   // paths relative to its source root.
   std::vector<std::string> BaselineKeys;
@@ -644,6 +648,9 @@ int main(int argc, const char **argv) {
     }
   }
 
+  // After the text and SARIF output, so that FILE may be '-' for stdout.
+  if (WriteBaselineFile.getNumOccurrences() && !baselineStage(All, Errors))
+    Status = ExitError;
   if ((Fix && Findings) || ExportFixesFile.getNumOccurrences()) {
     // The project's tree: --source-root, else where the compilation database
     // and the files it compiles are (with '--' flags, the working directory).

@@ -104,6 +104,14 @@ class Baselines(unittest.TestCase):
             self.assertRegex(entry["fingerprint"], r"^[0-9a-f]{32}:\d+$")
             self.assertNotIn(self.tmp, json.dumps(entry))
 
+    def test_a_baseline_written_to_stdout_follows_the_findings(self):
+        r = self.dmalint("--write-baseline=-")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        text, brace, rest = r.stdout.partition("\n{\n")
+        self.assertEqual(len([l for l in text.splitlines() if FINDING.match(l)]), 3, r.stdout)
+        recorded = json.loads(brace.strip() + rest)
+        self.assertEqual(len(recorded["findings"]), 3)
+
     def test_the_same_tree_checked_out_elsewhere_matches(self):
         baseline = self.write_baseline()
         clone = os.path.join(self.tmp, "elsewhere", "clone")

@@ -578,6 +578,15 @@ def corpus_total(inputs):
     return total
 
 
+def overhead_inputs(ov):
+    """The overhead section's inputs, with the corpus total as one more row."""
+    inputs = list(ov["inputs"])
+    total = corpus_total(inputs)
+    if total:
+        inputs.append(total)
+    return inputs
+
+
 def growth(values):
     return [ratio(b, a) for a, b in zip(values, values[1:])]
 
@@ -600,10 +609,7 @@ def render(results):
 
     ov = results.get("overhead")
     if ov:
-        inputs = list(ov["inputs"])
-        total = corpus_total(inputs)
-        if total:
-            inputs.append(total)
+        inputs = overhead_inputs(ov)
         out.append("### 1. Overhead over parsing\n")
         out.append(f"`dmalint` (all `dma-*` checks) against `clang++-19 -fsyntax-only` with the "
                    f"same flags. The realistic translation unit is {ov['copies']} copies of the "
@@ -1029,10 +1035,7 @@ def render_same_run(results):
 
     ov = results.get("overhead")
     if ov:
-        inputs = list(ov["inputs"])
-        total = corpus_total(inputs)
-        if total:
-            inputs.append(total)
+        inputs = overhead_inputs(ov)
         for r in inputs:
             c = r["commands"]
             add(f"`{r['input']}`", c.get("dmalint_before"), c.get("dmalint"),

@@ -1604,8 +1604,8 @@ Snippet decodeSnippet(const uint8_t *Data, size_t Size) {
 const std::vector<std::map<std::string, std::string>> &modelVariants() {
   static const std::vector<std::map<std::string, std::string>> Variants = {
       {},
-      {{"dma.IsRemoteMethod", ""}},
-      {{"dma.WaitRecvMethod", ""}, {"dma.WaitMethod", ""}},
+      {{"dma.IsRemoteMethod", "-"}},
+      {{"dma.WaitRecvMethod", "-"}, {"dma.WaitMethod", "-"}},
       {{"dma.LocalFactories", "tpu::make_async_remote_copy"},
        {"dma.RemoteFactories", "tpu::make_async_copy"},
        {"dma.StartedLocalFactories", "::tpu::async_remote_copy"},

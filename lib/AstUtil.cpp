@@ -2,6 +2,7 @@
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/Version.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -91,6 +92,14 @@ SourceLocation constructionLoc(const Expr *Site) {
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Site); CE && !isa<CXXTemporaryObjectExpr>(CE))
     return CE->getLocation();
   return Site->getBeginLoc();
+}
+
+QualType recordTypeOf(const ASTContext &Ctx, const CXXRecordDecl &RD) {
+#if CLANG_VERSION_MAJOR >= 22
+  return Ctx.getCanonicalTagType(&RD);
+#else
+  return Ctx.getRecordType(&RD);
+#endif
 }
 
 } // namespace dmalint

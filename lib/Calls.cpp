@@ -35,7 +35,7 @@ const FunctionSummary *Analyzer::summaryFor(const FunctionDecl *FD) {
   };
   const auto *MD = dyn_cast<CXXMethodDecl>(Definition);
   bool Member = MD && !MD->isStatic() && MD->getParent() &&
-                Types.holdsDescriptors(QualType(MD->getParent()->getTypeForDecl(), 0));
+                Types.holdsDescriptors(recordTypeOf(Ctx, *MD->getParent()));
   if (!Member && !Relevant(Definition->getReturnType()) &&
       llvm::none_of(Definition->parameters(),
                     [&](const ParmVarDecl *P) { return Relevant(P->getType()); }))
@@ -184,7 +184,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
       escapeBelow(*Object, S);
       receiveMayBeWaited(*Object, S);
       for (const Location &L : *Object)
-        if (Types.holdsDescriptors(MD ? QualType(MD->getParent()->getTypeForDecl(), 0)
+        if (Types.holdsDescriptors(MD ? recordTypeOf(Ctx, *MD->getParent())
                                       : QualType()))
           forgetBelow(L, S);
     } else if (Object) {

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AstUtil.h"
 #include "clang/Basic/SourceManager.h"
 
 using namespace clang;
@@ -89,7 +90,7 @@ void Analyzer::run(const FunctionDecl &FD) {
     // class's member functions may have left in its members.
     const ClassSummary *Members = Summaries ? Summaries->members(*ObjectClass) : nullptr;
     Location Object = Location::object(ObjectClass);
-    QualType ObjectType(ObjectClass->getTypeForDecl(), 0);
+    QualType ObjectType = recordTypeOf(Ctx, *ObjectClass);
     auto FromObject = [&](const AccessPath &Path) {
       Value V = objectValue(Path);
       Out.Origins[V.Origin].Covered =

@@ -1,5 +1,6 @@
 //===- LspPreamble.cpp - Parsed headers kept between analyses -------------===//
 #include "LspPreamble.h"
+#include "clang/Basic/Version.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -86,8 +87,15 @@ void PreambleStore::build() {
     // is parsed and its errors are seen (dmalint judges only code that
     // compiles).
     IgnoringDiagConsumer Ignore;
+#if CLANG_VERSION_MAJOR >= 22
+    // The engine keeps a reference to its options: they outlive it here.
+    DiagnosticOptions DiagOpts;
+    IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
+        CompilerInstance::createDiagnostics(*R.VFS, DiagOpts, &Ignore, false);
+#else
     IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
         CompilerInstance::createDiagnostics(new DiagnosticOptions, &Ignore, false);
+#endif
     PreambleCallbacks Callbacks;
     std::optional<llvm::ErrorOr<PrecompiledPreamble>> Preamble;
     // As an analysis: a crash in the compiler costs this preamble, not the
@@ -95,7 +103,12 @@ void PreambleStore::build() {
     llvm::CrashRecoveryContext Recovery;
     bool Survived = Recovery.RunSafely([&] {
       Preamble.emplace(PrecompiledPreamble::Build(*R.Invocation, R.MainBuffer.get(), R.Bounds,
-                                                  *Diags, R.VFS, R.PCH, /*StoreInMemory=*/false,
+#if CLANG_VERSION_MAJOR >= 22
+                                                  Diags,
+#else
+                                                  *Diags,
+#endif
+                                                  R.VFS, R.PCH, /*StoreInMemory=*/false,
                                                   /*StoragePath=*/"", Callbacks));
     });
     bool Usable = Survived && Preamble && *Preamble && !Diags->hasErrorOccurred();

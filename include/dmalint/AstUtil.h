@@ -32,6 +32,10 @@ std::string spelling(const clang::Expr *E, const clang::ASTContext &Ctx);
 /// `T d(...)`, the member name for `v.emplace_back(...)`, else the start.
 clang::SourceLocation constructionLoc(const clang::Expr *Site);
 
+/// The type of the class \p RD itself (`getTypeForDecl` is gone from TagDecl
+/// in LLVM 22; its replacement is not in LLVM 19).
+clang::QualType recordTypeOf(const clang::ASTContext &Ctx, const clang::CXXRecordDecl &RD);
+
 } // namespace dmalint
 
 #endif // DMALINT_ASTUTIL_H

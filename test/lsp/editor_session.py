@@ -47,6 +47,23 @@ def require_or_skip(editor, why, variable):
     return 77
 
 
+def run_editor(editor, command, root, env, out):
+    """Runs the editor's scripted session; its record (the JSON it wrote to
+    \p out), or None after saying why there is none."""
+    try:
+        r = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
+                           timeout=600)
+    except subprocess.TimeoutExpired:
+        fail("%s did not finish the session within 600 s" % editor)
+        return None
+    if not os.path.exists(out):
+        fail("%s wrote no record (exit status %d)\n%s\n%s"
+             % (editor, r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+        return None
+    with open(out) as f:
+        return json.load(f)
+
+
 def write_project(root, flags):
     """The kernel, a .clang-tidy and a compile_commands.json in `root`; returns
     the kernel's path."""

@@ -25,7 +25,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from editor_session import as_editor_shows, fail, judge, require_or_skip, write_project  # noqa: E402,E501
+from editor_session import as_editor_shows, fail, judge, require_or_skip, run_editor, write_project  # noqa: E402,E501
 
 
 def as_eglot_gets(findings, buffer_path):
@@ -91,16 +91,9 @@ def main():
         # HOME: no user's init file, package directory or eglot settings.
         env = dict(os.environ, DMALINT=dmalint, KERNEL=kernel, ROOT=root, OUT=out, HOME=root)
         command = [emacs, "--batch", "-l", os.path.join(HERE, "eglot_session.el")]
-        try:
-            r = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
-                               timeout=600)
-        except subprocess.TimeoutExpired:
-            return fail("Emacs did not finish the session within 600 s")
-        if not os.path.exists(out):
-            return fail("Emacs wrote no record (exit status %d)\n%s\n%s"
-                        % (r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
-        with open(out) as f:
-            record = json.load(f)
+        record = run_editor("Emacs", command, root, env, out)
+        if record is None:
+            return 1
 
         def check_step(name, step, expected):
             got, problems = as_emacs_holds(step)

@@ -24,7 +24,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from editor_session import as_editor_shows, fail, judge, require_or_skip, write_project  # noqa: E402,E501
+from editor_session import as_editor_shows, fail, judge, require_or_skip, run_editor, write_project  # noqa: E402,E501
 
 
 def comparable(neovim):
@@ -59,16 +59,9 @@ def main():
                    XDG_CACHE_HOME=os.path.join(root, "cache"))
         command = [nvim, "--headless", "--clean", "-n", "-i", "NONE",
                    "-c", "luafile " + os.path.join(HERE, "neovim_session.lua")]
-        try:
-            r = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
-                               timeout=600)
-        except subprocess.TimeoutExpired:
-            return fail("Neovim did not finish the session within 600 s")
-        if not os.path.exists(out):
-            return fail("Neovim wrote no record (exit status %d)\n%s\n%s"
-                        % (r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
-        with open(out) as f:
-            record = json.load(f)
+        record = run_editor("Neovim", command, root, env, out)
+        if record is None:
+            return 1
         if record.get("offset_encoding") != "utf-16":
             record["errors"].append("Neovim 0.7 speaks UTF-16 positions; it used %r"
                                     % record.get("offset_encoding"))

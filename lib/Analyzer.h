@@ -66,7 +66,10 @@ public:
 
   // --------------------------------------------------- Conditions.cpp ---
   bool collectAtomVars(const clang::Expr *E, llvm::SmallVectorImpl<const clang::VarDecl *> &Vars);
+  /// The atom of a condition that may be tested again: the same atom for
+  /// structurally equal expressions over the same variables.
   std::optional<AtomId> atomFor(const clang::Expr *E);
+  std::optional<AtomId> makeAtom(const clang::Expr *E);
   /// The value of a condition clang can evaluate as a constant (through
   /// macros, constexpr names and the template arguments of an instantiation).
   std::optional<bool> constantCondition(const clang::Expr *E) const;
@@ -112,6 +115,9 @@ public:
   void eraseBelow(const Location &L, State &S);
   /// \p VD's scope ended.
   void endLifetime(const clang::VarDecl *VD, State &S);
+  /// Drops the lifecycle of each of \p Candidates that no cell holds and
+  /// that may be idle.
+  void forgetUnheldMaybeLife(State &S, llvm::ArrayRef<OriginId> Candidates);
   /// Cells for every leaf of \p T at \p Root, from \p Initial(leaf, cell).
   template <typename Fn>
   void materialize(const Location &Root, clang::QualType T, State &S, Fn Initial);
@@ -257,6 +263,11 @@ public:
   std::vector<AtomInfo> Atoms;
   llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
+  /// atomFor and constantCondition by expression: neither depends on the
+  /// state, and a loop's conditions are asked on every visit (profiling and
+  /// constant evaluation are what a visit of a small block costs most).
+  llvm::DenseMap<const clang::Expr *, std::optional<AtomId>> AtomOfExpr;
+  mutable llvm::DenseMap<const clang::Expr *, std::optional<bool>> ConstantOfExpr;
 
   /// Where a call's use is in its list of uses.
   std::map<const clang::CXXMemberCallExpr *, size_t> UseIndex;

@@ -17,10 +17,13 @@ namespace dmalint {
 std::optional<bool> Analyzer::constantCondition(const Expr *E) const {
   if (!E || E->isValueDependent() || E->isTypeDependent())
     return std::nullopt;
-  bool Value;
-  if (E->EvaluateAsBooleanCondition(Value, Ctx))
-    return Value;
-  return std::nullopt;
+  auto [It, Inserted] = ConstantOfExpr.try_emplace(E);
+  if (Inserted) {
+    bool Value;
+    if (E->EvaluateAsBooleanCondition(Value, Ctx))
+      It->second = Value;
+  }
+  return It->second;
 }
 
 bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Vars) {
@@ -75,6 +78,15 @@ bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDec
 }
 
 std::optional<AtomId> Analyzer::atomFor(const Expr *E) {
+  auto Known = AtomOfExpr.find(E);
+  if (Known != AtomOfExpr.end())
+    return Known->second;
+  std::optional<AtomId> Id = makeAtom(E);
+  AtomOfExpr[E] = Id;
+  return Id;
+}
+
+std::optional<AtomId> Analyzer::makeAtom(const Expr *E) {
   // A constant is folded where it is tested, never an atom: `1 ? r : l`
   // is r, not "r when 1 holds".
   if (constantCondition(E))

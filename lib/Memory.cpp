@@ -169,7 +169,7 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
         Bases = objectLocations(MC, S);
       return Bases;
     };
-    switch (TypeModel::methodEffect(TS.Kind, MD->getNameAsString())) {
+    switch (TypeModel::methodEffect(TS.Kind, MD)) {
     case MethodEffect::Element: {
       if (TS.Kind == Shape::Optional)
         return children(Base(), PathStep::part(0));
@@ -299,7 +299,7 @@ LocationList Analyzer::designated(const Expr *E, const State &S) {
     if (!Object || !MD)
       return {Location::unknown()};
     const TypeShape &TS = Types.shapeOf(Object->getType());
-    switch (TypeModel::methodEffect(TS.Kind, MD->getNameAsString())) {
+    switch (TypeModel::methodEffect(TS.Kind, MD)) {
     case MethodEffect::ElementAddress:
     case MethodEffect::Iterator:
       if (TS.Kind == Shape::Optional)
@@ -622,7 +622,28 @@ void Analyzer::endLifetime(const VarDecl *VD, State &S) {
              ? S.Guards.erase(It)
              : std::next(It);
   pendingOverwritten({Root}, S);
+  llvm::SmallVector<OriginId, 4> Held;
+  if (!S.Life.empty())
+    Held = heldBelow({Root}, S).origins();
   eraseBelow(Root, S);
+  forgetUnheldMaybeLife(S, Held);
+}
+
+void Analyzer::forgetUnheldMaybeLife(State &S, llvm::ArrayRef<OriginId> Candidates) {
+  // A copy that no location holds any more can be waited only through its
+  // semaphore. While it is surely pending (no path has it idle) its
+  // lifecycle stays, for the waits on that semaphore; a maybe is dropped:
+  // nothing after this can settle it, and a loop that outlives it would
+  // carry it through every later join.
+  if (Candidates.empty())
+    return;
+  llvm::DenseSet<OriginId> StillHeld;
+  for (const auto &[L, C] : S.Cells)
+    for (const Value &V : C.Values.values())
+      StillHeld.insert(V.Origin);
+  for (OriginId Id : Candidates)
+    if (!StillHeld.count(Id) && (S.lifeOf(Id) & Idle))
+      S.setLife(Id, Idle);
 }
 
 } // namespace dmalint

@@ -76,28 +76,43 @@ State joinStates(const State &A, const State &B) {
       ++J;
     }
   }
-  for (const auto &[Var, G] : A.Guards) {
-    auto It = B.Guards.find(Var);
-    if (It != B.Guards.end() && It->second == G)
-      R.Guards.emplace(Var, G);
-  }
-  // An origin absent on one side is idle there.
-  auto L = A.Life.begin(), M = B.Life.begin();
-  while (L != A.Life.end() || M != B.Life.end()) {
-    if (M == B.Life.end() || (L != A.Life.end() && L->first < M->first)) {
-      R.Life.push_back({L->first, LifeMask(L->second | Idle)});
-      ++L;
-    } else if (L == A.Life.end() || M->first < L->first) {
-      R.Life.push_back({M->first, LifeMask(M->second | Idle)});
-      ++M;
-    } else {
-      R.Life.push_back({L->first, LifeMask(L->second | M->second)});
-      ++L;
-      ++M;
+  if (A.Guards == B.Guards) {
+    R.Guards = A.Guards;
+  } else {
+    for (const auto &[Var, G] : A.Guards) {
+      auto It = B.Guards.find(Var);
+      if (It != B.Guards.end() && It->second == G)
+        R.Guards.emplace(Var, G);
     }
   }
-  std::set_union(A.Pending.begin(), A.Pending.end(), B.Pending.begin(), B.Pending.end(),
-                 std::back_inserter(R.Pending));
+  // An origin absent on one side is idle there. The lifecycles of a loop's
+  // back edge and its entry are mostly the same: copy those whole.
+  if (A.Life == B.Life) {
+    R.Life = A.Life;
+  } else {
+    R.Life.reserve(std::max(A.Life.size(), B.Life.size()));
+    auto L = A.Life.begin(), M = B.Life.begin();
+    while (L != A.Life.end() || M != B.Life.end()) {
+      if (M == B.Life.end() || (L != A.Life.end() && L->first < M->first)) {
+        R.Life.push_back({L->first, LifeMask(L->second | Idle)});
+        ++L;
+      } else if (L == A.Life.end() || M->first < L->first) {
+        R.Life.push_back({M->first, LifeMask(M->second | Idle)});
+        ++M;
+      } else {
+        R.Life.push_back({L->first, LifeMask(L->second | M->second)});
+        ++L;
+        ++M;
+      }
+    }
+  }
+  if (A.Pending == B.Pending) {
+    R.Pending = A.Pending;
+  } else {
+    R.Pending.reserve(std::max(A.Pending.size(), B.Pending.size()));
+    std::set_union(A.Pending.begin(), A.Pending.end(), B.Pending.begin(), B.Pending.end(),
+                   std::back_inserter(R.Pending));
+  }
   return R;
 }
 

@@ -788,7 +788,7 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
   if (StdObject) {
     LocationList Locs = objectLocations(MC, S);
     StringRef Name = MD->getIdentifier() ? MD->getName() : "";
-    switch (TypeModel::methodEffect(ObjectShape.Kind, MD->getNameAsString())) {
+    switch (TypeModel::methodEffect(ObjectShape.Kind, MD)) {
     case MethodEffect::Insert: {
       LocationList Slots;
       for (const Location &L : Locs)

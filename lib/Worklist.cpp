@@ -2,6 +2,7 @@
 #include "Analyzer.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <cstdlib>
 #include <queue>
 
@@ -56,7 +57,10 @@ ComponentOrder componentOrder(const CFG &G) {
   std::vector<unsigned> Index(G.getNumBlockIDs(), Unvisited), Low(G.getNumBlockIDs(), 0);
   std::vector<bool> OnStack(G.getNumBlockIDs(), false);
   std::vector<const CFGBlock *> Stack;
-  std::vector<std::vector<const CFGBlock *>> Components;
+  // The completed components, one after another, and where each ends.
+  std::vector<const CFGBlock *> Completed;
+  std::vector<unsigned> ComponentEnd;
+  Completed.reserve(RPO.size());
   std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Calls;
   unsigned Next = 0;
   auto Enter = [&](const CFGBlock *B) {
@@ -82,18 +86,19 @@ ComponentOrder componentOrder(const CFG &G) {
       continue;
     }
     if (Low[ID] == Index[ID]) {
-      std::vector<const CFGBlock *> Component;
+      size_t First = Completed.size();
       const CFGBlock *Member;
       do {
         Member = Stack.back();
         Stack.pop_back();
         OnStack[Member->getBlockID()] = false;
-        Component.push_back(Member);
+        Completed.push_back(Member);
       } while (Member != B);
-      llvm::sort(Component, [&](const CFGBlock *X, const CFGBlock *Y) {
-        return RPOIndex[X->getBlockID()] < RPOIndex[Y->getBlockID()];
-      });
-      Components.push_back(std::move(Component));
+      std::sort(Completed.begin() + First, Completed.end(),
+                [&](const CFGBlock *X, const CFGBlock *Y) {
+                  return RPOIndex[X->getBlockID()] < RPOIndex[Y->getBlockID()];
+                });
+      ComponentEnd.push_back(Completed.size());
     }
     const CFGBlock *Finished = B;
     Calls.pop_back();
@@ -105,10 +110,10 @@ ComponentOrder componentOrder(const CFG &G) {
   ComponentOrder Order;
   Order.Blocks.reserve(RPO.size());
   Order.ComponentStart.reserve(RPO.size());
-  for (auto C = Components.rbegin(); C != Components.rend(); ++C) {
+  for (size_t C = ComponentEnd.size(); C-- > 0;) {
     unsigned Start = Order.Blocks.size();
-    for (const CFGBlock *B : *C) {
-      Order.Blocks.push_back(B);
+    for (size_t I = C == 0 ? 0 : ComponentEnd[C - 1]; I < ComponentEnd[C]; ++I) {
+      Order.Blocks.push_back(Completed[I]);
       Order.ComponentStart.push_back(Start);
     }
   }
@@ -137,7 +142,9 @@ const Expr *branchCondition(const CFGBlock &B) {
   return Cond;
 }
 
-template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, const State &S, Fn Emit) {
+/// Hands \p S (consumed) to each successor of \p B, refined by the branch
+/// condition: the last edge takes it without a copy.
+template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S, Fn Emit) {
   if (B.hasNoReturnElement())
     return;
   // A two-way branch (not a switch: its edges are cases, not true and false).
@@ -148,12 +155,19 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, const Stat
   // a constant condition is dead all the same.
   std::optional<bool> Constant = Cond ? A.constantCondition(Cond) : std::nullopt;
   Guard G = Cond && !Constant ? A.classify(Cond, S) : Guard();
+  auto Taken = [&](unsigned Edge) {
+    const CFGBlock::AdjacentBlock &Succ = *(B.succ_begin() + Edge);
+    return Succ.getReachableBlock() && !(Constant && *Constant != (Edge == 0));
+  };
+  unsigned Last = B.succ_size();
+  while (Last > 0 && !Taken(Last - 1))
+    --Last;
   unsigned I = 0;
   for (const CFGBlock::AdjacentBlock &Succ : B.succs()) {
     unsigned Edge = I++;
-    if (!Succ.getReachableBlock() || (Constant && *Constant != (Edge == 0)))
+    if (!Taken(Edge))
       continue;
-    State T = S;
+    State T = Edge + 1 == Last ? std::move(S) : S;
     if (!G.empty())
       A.refine(T, G, /*Holds=*/Edge == 0);
     // After the branch: its condition may be what makes an edge unreachable.
@@ -260,11 +274,18 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     transferBlock(*B, S, /*Report=*/false, Depth);
     if (Out.HitWorkLimit)
       return State();
-    propagate(*this, *B, S, [&](const CFGBlock *Succ, State T) {
+    propagate(*this, *B, std::move(S), [&](const CFGBlock *Succ, State T) {
       auto &Slot = In[Succ->getBlockID()];
       if (!Slot) {
+        // Every stored state is bounded, so an arrival equal to it is
+        // nothing new.
+        bound(T);
         Store(Slot, std::move(T));
       } else {
+        // A loop's back edge brings what the head already has once the
+        // loop has settled: nothing to join.
+        if (T == *Slot)
+          return;
         State Joined = joinStates(*Slot, T);
         bound(Joined);
         if (Joined == *Slot)

@@ -13,6 +13,7 @@
 
 #include "dmalint/ApiModel.h"
 #include "dmalint/Location.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/Type.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -113,6 +114,11 @@ public:
                  unsigned MaxDepth = MaxPathDepth);
 
   static MethodEffect methodEffect(Shape Kind, llvm::StringRef Name);
+  /// The same for a method: by its identifier (the listed methods are all
+  /// named ones; an operator is Unlisted), without building its name.
+  static MethodEffect methodEffect(Shape Kind, const clang::CXXMethodDecl *MD) {
+    return methodEffect(Kind, MD->getIdentifier() ? MD->getName() : llvm::StringRef());
+  }
   static FunctionEffect functionEffect(const clang::FunctionDecl *FD);
 
   const ApiIndex &api() const { return Api; }

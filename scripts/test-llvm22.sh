@@ -17,7 +17,10 @@ packages=(libclang-22-dev llvm-22-dev clang-tidy-22 clang-22 libclang-cpp22-dev 
 source scripts/install-missing.sh
 install_missing test-llvm22 "${packages[@]}"
 
-cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR=22 -DCMAKE_BUILD_TYPE=Release >/dev/null
+# -O1: this build only runs the tests, and compiles in three quarters of the
+# time of -O3.
+cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR=22 -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" >/dev/null
 cmake --build "$build_dir" --target dmalint dmalint-tidy
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" \
       -R '^(fixtures/|integration\.)'

@@ -107,18 +107,21 @@ std::vector<llvm::SmallVector<const VarDecl *, 2>> Analyzer::deadLocals(const CF
   // Backward: mentioned on some path from the block's exit.
   std::vector<llvm::BitVector> LiveOut(NumBlocks, llvm::BitVector(Vars.size()));
   std::vector<const CFGBlock *> Order = reversePostOrder(G);
+  // One scratch vector for every block and pass: assigning it to a block's
+  // vector of the same size copies words, it allocates nothing.
+  llvm::BitVector Live(Vars.size());
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (auto It = Order.rbegin(); It != Order.rend(); ++It) {
       const CFGBlock *B = *It;
-      llvm::BitVector Live(Vars.size());
+      Live.reset();
       for (const CFGBlock::AdjacentBlock &Succ : B->succs())
         if (const CFGBlock *S = Succ.getReachableBlock()) {
           Live |= Mentions[S->getBlockID()];
           Live |= LiveOut[S->getBlockID()];
         }
       if (Live != LiveOut[B->getBlockID()]) {
-        LiveOut[B->getBlockID()] = std::move(Live);
+        LiveOut[B->getBlockID()] = Live;
         Changed = true;
       }
     }
@@ -126,8 +129,9 @@ std::vector<llvm::SmallVector<const VarDecl *, 2>> Analyzer::deadLocals(const CF
   // Dead at a block's exit: what may be in the state there (mentioned in
   // it or live after a predecessor) and is not live after it.
   Dead.resize(NumBlocks);
+  llvm::BitVector &Present = Live;
   for (const CFGBlock *B : Order) {
-    llvm::BitVector Present = Mentions[B->getBlockID()];
+    Present = Mentions[B->getBlockID()];
     for (const CFGBlock::AdjacentBlock &Pred : B->preds())
       if (const CFGBlock *P = Pred.getReachableBlock())
         Present |= LiveOut[P->getBlockID()];

@@ -622,10 +622,18 @@ void Analyzer::endLifetime(const VarDecl *VD, State &S) {
              ? S.Guards.erase(It)
              : std::next(It);
   pendingOverwritten({Root}, S);
+  // The copies its own cells held (what pointers there designate is held
+  // by the cells it designates, and stays).
+  auto [First, Last] = S.cellsBelow(Root);
+  if (First == Last)
+    return; // Most locals hold nothing the analysis follows.
   llvm::SmallVector<OriginId, 4> Held;
   if (!S.Life.empty())
-    Held = heldBelow({Root}, S).origins();
-  eraseBelow(Root, S);
+    for (auto It = First; It != Last; ++It)
+      for (const Value &V : It->second.Values.values())
+        if (!llvm::is_contained(Held, V.Origin))
+          Held.push_back(V.Origin);
+  S.Cells.erase(First, Last);
   forgetUnheldMaybeLife(S, Held);
 }
 

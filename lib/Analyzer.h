@@ -77,8 +77,6 @@ public:
   /// Narrows \p S to the paths where \p G evaluates to \p Holds; marks it
   /// unreachable when no such path exists.
   void refine(State &S, const Guard &G, bool Holds);
-  /// Copies a refinement took out of every location: not built on this path.
-  void forgetAbsentOrigins(State &S, const llvm::SmallVectorImpl<OriginId> &Removed);
   /// \p VD may have changed: forget what conditions over it said.
   void invalidateVar(const clang::VarDecl *VD, State &S);
   /// The pseudo-atom "this parameter's descriptor is remote".
@@ -115,9 +113,9 @@ public:
   void eraseBelow(const Location &L, State &S);
   /// \p VD's scope ended.
   void endLifetime(const clang::VarDecl *VD, State &S);
-  /// Drops the lifecycle of each of \p Candidates that no cell holds and
-  /// that may be idle.
-  void forgetUnheldMaybeLife(State &S, llvm::ArrayRef<OriginId> Candidates);
+  /// Drops the lifecycle of each of \p Candidates that no cell holds (with
+  /// \p OnlyIfMaybeIdle, only of those that may be idle).
+  void forgetUnheldLife(State &S, llvm::ArrayRef<OriginId> Candidates, bool OnlyIfMaybeIdle);
   /// Cells for every leaf of \p T at \p Root, from \p Initial(leaf, cell).
   template <typename Fn>
   void materialize(const Location &Root, clang::QualType T, State &S, Fn Initial);

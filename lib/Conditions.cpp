@@ -197,7 +197,11 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
     if (AnyBefore && !AnyAfter && G.Subjects.size() == 1)
       S.Reachable = false; // d is provably the other kind here.
   }
-  forgetAbsentOrigins(S, Removed);
+  // A copy the refinement took out of every location that held it was not
+  // built on this path (the other side of `r ? remote(...) : local(...)`):
+  // its lifecycle here is nothing, not what the uses of a location that
+  // might have held it said.
+  forgetUnheldLife(S, Removed, /*OnlyIfMaybeIdle=*/false);
   if (!G.Atom)
     return;
   bool AtomOutcome = Holds != G.Negated;
@@ -214,23 +218,7 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
     if (!WasEmpty && C.Values.empty())
       S.Reachable = false; // Every value needs the other outcome.
   }
-  forgetAbsentOrigins(S, Removed);
-}
-
-void Analyzer::forgetAbsentOrigins(State &S, const llvm::SmallVectorImpl<OriginId> &Removed) {
-  // A copy the refinement took out of every location that held it was not
-  // built on this path (the other side of `r ? remote(...) : local(...)`):
-  // its lifecycle here is nothing, not what the uses of a location that
-  // might have held it said.
-  if (S.Life.empty() || Removed.empty())
-    return;
-  llvm::DenseSet<OriginId> Held;
-  for (const auto &[L, C] : S.Cells)
-    for (const Value &V : C.Values.values())
-      Held.insert(V.Origin);
-  for (OriginId Id : Removed)
-    if (!Held.count(Id))
-      S.setLife(Id, Idle);
+  forgetUnheldLife(S, Removed, /*OnlyIfMaybeIdle=*/false);
 }
 
 AtomId Analyzer::paramRemoteAtom(OriginId Origin) {

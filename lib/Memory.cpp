@@ -634,23 +634,24 @@ void Analyzer::endLifetime(const VarDecl *VD, State &S) {
         if (!llvm::is_contained(Held, V.Origin))
           Held.push_back(V.Origin);
   S.Cells.erase(First, Last);
-  forgetUnheldMaybeLife(S, Held);
-}
-
-void Analyzer::forgetUnheldMaybeLife(State &S, llvm::ArrayRef<OriginId> Candidates) {
   // A copy that no location holds any more can be waited only through its
   // semaphore. While it is surely pending (no path has it idle) its
   // lifecycle stays, for the waits on that semaphore; a maybe is dropped:
   // nothing after this can settle it, and a loop that outlives it would
   // carry it through every later join.
-  if (Candidates.empty())
+  forgetUnheldLife(S, Held, /*OnlyIfMaybeIdle=*/true);
+}
+
+void Analyzer::forgetUnheldLife(State &S, llvm::ArrayRef<OriginId> Candidates,
+                                bool OnlyIfMaybeIdle) {
+  if (S.Life.empty() || Candidates.empty())
     return;
   llvm::DenseSet<OriginId> StillHeld;
   for (const auto &[L, C] : S.Cells)
     for (const Value &V : C.Values.values())
       StillHeld.insert(V.Origin);
   for (OriginId Id : Candidates)
-    if (!StillHeld.count(Id) && (S.lifeOf(Id) & Idle))
+    if (!StillHeld.count(Id) && (!OnlyIfMaybeIdle || (S.lifeOf(Id) & Idle)))
       S.setLife(Id, Idle);
 }
 

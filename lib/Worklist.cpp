@@ -162,9 +162,7 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   unsigned Last = B.succ_size();
   while (Last > 0 && !Taken(Last - 1))
     --Last;
-  unsigned I = 0;
-  for (const CFGBlock::AdjacentBlock &Succ : B.succs()) {
-    unsigned Edge = I++;
+  for (unsigned Edge = 0; Edge < Last; ++Edge) {
     if (!Taken(Edge))
       continue;
     State T = Edge + 1 == Last ? std::move(S) : S;
@@ -173,7 +171,7 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
     // After the branch: its condition may be what makes an edge unreachable.
     A.dropDeadLocals(B, T);
     if (T.Reachable)
-      Emit(Succ.getReachableBlock(), std::move(T));
+      Emit((B.succ_begin() + Edge)->getReachableBlock(), std::move(T));
   }
 }
 
@@ -277,7 +275,8 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     propagate(*this, *B, std::move(S), [&](const CFGBlock *Succ, State T) {
       auto &Slot = In[Succ->getBlockID()];
       if (!Slot) {
-        // Every stored state is bounded, so an arrival equal to it is
+        // Every state stored for a successor is bounded (the entry, stored
+        // unbounded, has no predecessor), so an arrival equal to it is
         // nothing new.
         bound(T);
         Store(Slot, std::move(T));

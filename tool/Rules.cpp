@@ -10,11 +10,12 @@ CheckDescription describeCheck(llvm::StringRef Name) {
   return llvm::StringSwitch<D>(Name)
       .Case("dma-device-id-type-mismatch",
             D{"Mesh coordinates passed with DeviceIdType::kLogical.",
-              "Finds a DeviceId built from two or more mesh coordinates and passed "
+              "Finds a DeviceId built from mesh coordinates (two or more, or one in "
+              "braces: DeviceId{peer} calls the initializer-list constructor) and passed "
               "together with DeviceIdType::kLogical. A logical device id is one "
               "integer; Pallas refuses the combination at trace time (\"LOGICAL "
               "device_id_type does not support device_id as a tuple\"). The fix "
-              "passes DeviceIdType::kMesh."})
+              "passes DeviceIdType::kMesh, or DeviceId(peer) for one coordinate."})
       .Case("dma-src-sem-device-id-mismatch",
             D{"The general AsyncCopyDescriptor constructor with exactly one of src_sem "
               "and device_id.",

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "DeviceIdTypeMismatchCheck.h"
 #include "DmaCheck.h"
+#include "MeshArityCheck.h"
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "StartPriorityCheck.h"
 #include "UnusedDescriptorCheck.h"
@@ -21,6 +22,7 @@ class DmaTidyModule : public clang::tidy::ClangTidyModule {
 public:
   void addCheckFactories(clang::tidy::ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
+    Factories.registerCheck<MeshArityCheck>("dma-mesh-arity");
     Factories.registerCheck<SrcSemDeviceIdMismatchCheck>("dma-src-sem-device-id-mismatch");
     Factories.registerCheck<StartPriorityCheck>("dma-start-priority");
     Factories.registerCheck<UnusedDescriptorCheck>("dma-unused-descriptor");

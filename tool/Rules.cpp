@@ -16,6 +16,12 @@ CheckDescription describeCheck(llvm::StringRef Name) {
               "integer; Pallas refuses the combination at trace time (\"LOGICAL "
               "device_id_type does not support device_id as a tuple\"). The fix "
               "passes DeviceIdType::kMesh, or DeviceId(peer) for one coordinate."})
+      .Case("dma-mesh-arity",
+            D{"Mesh device ids with different numbers of coordinates in one function.",
+              "Finds, in one function, device ids used with DeviceIdType::kMesh whose "
+              "number of coordinates differs from the most common one. A kernel runs "
+              "on one mesh, and each mesh id needs one coordinate per mesh axis "
+              "(\"Number of device ids must match the number of mesh axes\")."})
       .Case("dma-src-sem-device-id-mismatch",
             D{"The general AsyncCopyDescriptor constructor with exactly one of src_sem "
               "and device_id.",

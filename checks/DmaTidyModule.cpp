@@ -3,6 +3,7 @@
 // Registers every dma-* check under its user-facing name, in one place.
 //
 //===----------------------------------------------------------------------===//
+#include "BoolRefCheck.h"
 #include "DeviceIdTypeMismatchCheck.h"
 #include "DmaCheck.h"
 #include "MeshArityCheck.h"
@@ -21,6 +22,7 @@ namespace dmalint::checks {
 class DmaTidyModule : public clang::tidy::ClangTidyModule {
 public:
   void addCheckFactories(clang::tidy::ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<BoolRefCheck>("dma-bool-ref");
     Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
     Factories.registerCheck<MeshArityCheck>("dma-mesh-arity");
     Factories.registerCheck<SrcSemDeviceIdMismatchCheck>("dma-src-sem-device-id-mismatch");

@@ -8,6 +8,12 @@ namespace dmalint::tool {
 CheckDescription describeCheck(llvm::StringRef Name) {
   using D = CheckDescription;
   return llvm::StringSwitch<D>(Name)
+      .Case("dma-bool-ref",
+            D{"A DMA copy from or to a buffer of bool.",
+              "Finds a copy (a factory, the general AsyncCopyDescriptor constructor, "
+              "sync_copy) whose source or target is a Ref<bool>, through typedefs and "
+              "aliases. Pallas TPU refuses it (\"DMAs with bool dtypes are not "
+              "supported\"); keep the flags in an integer type for the copy."})
       .Case("dma-device-id-type-mismatch",
             D{"Mesh coordinates passed with DeviceIdType::kLogical.",
               "Finds a DeviceId built from mesh coordinates (two or more, or one in "

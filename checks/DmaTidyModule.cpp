@@ -7,6 +7,7 @@
 #include "DeviceIdTypeMismatchCheck.h"
 #include "DmaCheck.h"
 #include "MeshArityCheck.h"
+#include "ShapeMismatchCheck.h"
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "StartPriorityCheck.h"
 #include "UnusedDescriptorCheck.h"
@@ -25,6 +26,7 @@ public:
     Factories.registerCheck<BoolRefCheck>("dma-bool-ref");
     Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
     Factories.registerCheck<MeshArityCheck>("dma-mesh-arity");
+    Factories.registerCheck<ShapeMismatchCheck>("dma-shape-mismatch");
     Factories.registerCheck<SrcSemDeviceIdMismatchCheck>("dma-src-sem-device-id-mismatch");
     Factories.registerCheck<StartPriorityCheck>("dma-start-priority");
     Factories.registerCheck<UnusedDescriptorCheck>("dma-unused-descriptor");

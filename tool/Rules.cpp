@@ -28,6 +28,12 @@ CheckDescription describeCheck(llvm::StringRef Name) {
               "number of coordinates differs from the most common one. A kernel runs "
               "on one mesh, and each mesh id needs one coordinate per mesh axis "
               "(\"Number of device ids must match the number of mesh axes\")."})
+      .Case("dma-shape-mismatch",
+            D{"A started or waited DMA copy between slices of different constant sizes.",
+              "Finds a copy whose source and target both end in .slice(start, n) with "
+              "constant, different sizes n, and that is started or waited (directly, "
+              "through a helper of the translation unit, or by sync_copy). Mosaic's "
+              "verifier rejects it (\"DMA source and target shape mismatch\")."})
       .Case("dma-src-sem-device-id-mismatch",
             D{"The general AsyncCopyDescriptor constructor with exactly one of src_sem "
               "and device_id.",

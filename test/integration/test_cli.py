@@ -279,8 +279,9 @@ class Cli(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(t.returncode, 0, t.stderr)
         for check in ("dma-bool-ref", "dma-device-id-type-mismatch", "dma-mesh-arity",
-                      "dma-src-sem-device-id-mismatch", "dma-start-priority",
-                      "dma-unused-descriptor", "dma-wait-send-on-local-copy"):
+                      "dma-shape-mismatch", "dma-src-sem-device-id-mismatch",
+                      "dma-start-priority", "dma-unused-descriptor",
+                      "dma-wait-send-on-local-copy"):
             self.assertIn(check, t.stdout)
         d = self.dmalint("--list-checks")
         self.assertEqual(d.returncode, 0)

@@ -18,49 +18,56 @@ void DeviceIdTypeMismatchCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
-/// True when \p E evaluates to the logical device-id kind.
-static bool isLogicalKind(const Expr *E, const ApiIndex &Api, ASTContext &Ctx) {
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(E)))
-    if (const auto *ECD = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
-      return Api.isLogicalEnumerator(ECD);
-  const auto *Enum = E->getType()->getAs<EnumType>();
-  std::optional<int64_t> Value = constantInt(E, Ctx);
-  if (!Enum || !Value)
-    return false;
-  for (const EnumConstantDecl *ECD : Enum->getDecl()->enumerators())
-    if (Api.isLogicalEnumerator(ECD))
-      return ECD->getInitVal() == *Value;
-  return false;
+/// The fix-it that makes a one-element braced DeviceId the logical id it
+/// reads as: `DeviceId{peer}` becomes `DeviceId(peer)`, a bare `{peer}` and
+/// the inner braces of `DeviceId({peer})` become `peer`. Only where every
+/// token is spelled in the file, and only at the argument: a variable's
+/// initialiser may serve other calls.
+static std::optional<FixItHint> logicalIdFix(const DeviceIdShape &Shape,
+                                             const ASTContext &Ctx) {
+  const InitListExpr *List = Shape.Coordinates;
+  if (Shape.ThroughVariable || !List || List->getNumInits() != 1)
+    return std::nullopt;
+  SourceLocation LBrace = List->getLBraceLoc(), RBrace = List->getRBraceLoc();
+  if (LBrace.isInvalid() || RBrace.isInvalid() || LBrace.isMacroID() || RBrace.isMacroID())
+    return std::nullopt;
+  std::string Element = spelling(List->getInit(0), Ctx);
+  if (Element.empty())
+    return std::nullopt;
+  // The braces are the construction's own when a type name precedes them.
+  const auto *Construct = cast<CXXConstructExpr>(Shape.Construction);
+  bool Named = Construct->isListInitialization() && Construct->getBeginLoc() != LBrace;
+  return FixItHint::CreateReplacement(CharSourceRange::getTokenRange(LBrace, RBrace),
+                                      Named ? "(" + Element + ")" : Element);
 }
 
 void DeviceIdTypeMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   if (validateApi(Result))
     return;
   const auto *Call = Result.Nodes.getNodeAs<Expr>("call");
-  const FunctionDecl *Callee = nullptr;
-  if (const auto *CE = dyn_cast<CallExpr>(Call))
-    Callee = CE->getDirectCallee();
-  else
-    Callee = cast<CXXConstructExpr>(Call)->getConstructor();
-  const DeviceIdUse *Use = Api->deviceIdUseOf(Callee);
-  if (!Use)
+  DeviceIdArguments Args = deviceIdArguments(Call, *Api);
+  const Expr *Kind = Args.Kind;
+  if (!Kind || isa<CXXDefaultArgExpr>(Kind) ||
+      deviceIdKind(Kind, *Api, *Result.Context) != DeviceIdKind::Logical)
     return;
-  auto Args = callArguments(Call);
-  if (Use->DeviceIdTypeParam >= Args.size() || Use->DeviceIdParam >= Args.size())
-    return;
-  const Expr *Kind = Args[Use->DeviceIdTypeParam];
-  if (isa<CXXDefaultArgExpr>(Kind) || !isLogicalKind(Kind, *Api, *Result.Context))
-    return;
-  std::optional<DeviceIdShape> Shape =
-      deviceIdShape(Args[Use->DeviceIdParam], *Api, *Result.Context);
-  // The context last: finding it builds the parent map, which clean code
-  // never needs.
-  if (!Shape || Shape->MeshCoordinates < 2 || isInDependentContext(*Call, *Result.Context))
+  std::optional<DeviceIdShape> Shape = deviceIdShape(Args.Id, *Api, *Result.Context);
+  // Any tuple of mesh coordinates, a one-element one (`DeviceId{peer}`, whose
+  // braces call the initializer-list constructor) included. The context
+  // last: finding it builds the parent map, which clean code never needs.
+  if (!Shape || Shape->MeshCoordinates < 1 || isInDependentContext(*Call, *Result.Context))
     return;
 
   const ApiModel &M = Api->model();
   std::string KindName = M.DeviceIdKindEnum.substr(M.DeviceIdKindEnum.rfind(':') + 1);
-  {
+  if (Shape->MeshCoordinates == 1) {
+    // One coordinate in braces: the author meant the logical id.
+    auto Warning = diag(Kind->getBeginLoc(),
+                        "'%0::%1' does not support a device id given as 1 mesh coordinate; "
+                        "braces build a mesh tuple, parentheses a logical id")
+                   << KindName << M.LogicalEnumerator;
+    if (std::optional<FixItHint> Fix = logicalIdFix(*Shape, *Result.Context))
+      Warning << *Fix;
+  } else {
     auto Warning =
         diag(Kind->getBeginLoc(),
              "'%0::%1' does not support a device id given as %2 mesh coordinates")
@@ -76,7 +83,7 @@ void DeviceIdTypeMismatchCheck::check(const MatchFinder::MatchResult &Result) {
         Warning << FixItHint::CreateReplacement(Token, M.MeshEnumerator);
     }
   } // The warning is emitted here, before its note.
-  diag(Shape->Construction->getBeginLoc(), "device id built from %0 mesh coordinates here",
+  diag(Shape->Construction->getBeginLoc(), "device id built from %0 mesh coordinate%s0 here",
        DiagnosticIDs::Note)
       << Shape->MeshCoordinates;
 }

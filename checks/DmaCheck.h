@@ -38,6 +38,15 @@ AST_MATCHER_P(clang::CXXConstructExpr, constructsDescriptor, std::shared_ptr<con
   return Api->isDescriptorRecord(Node.getConstructor()->getParent());
 }
 
+/// A call or construction that makes a copy: a factory, the general
+/// constructor, a sync copy function (ApiIndex::isCopy).
+AST_POLYMORPHIC_MATCHER_P(makesCopy,
+                          AST_POLYMORPHIC_SUPPORTED_TYPES(clang::CallExpr,
+                                                          clang::CXXConstructExpr),
+                          std::shared_ptr<const ApiIndex>, Api) {
+  return Api->isCopy(Node);
+}
+
 /// A call or construction that takes a device id and its kind.
 AST_MATCHER_P(clang::CallExpr, callsDeviceIdUser, std::shared_ptr<const ApiIndex>, Api) {
   return Api->deviceIdUseOf(Node.getDirectCallee()) != nullptr;

@@ -3,8 +3,11 @@
 // Registers every dma-* check under its user-facing name, in one place.
 //
 //===----------------------------------------------------------------------===//
+#include "BoolRefCheck.h"
 #include "DeviceIdTypeMismatchCheck.h"
 #include "DmaCheck.h"
+#include "MeshArityCheck.h"
+#include "ShapeMismatchCheck.h"
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "StartPriorityCheck.h"
 #include "UnusedDescriptorCheck.h"
@@ -20,7 +23,10 @@ namespace dmalint::checks {
 class DmaTidyModule : public clang::tidy::ClangTidyModule {
 public:
   void addCheckFactories(clang::tidy::ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<BoolRefCheck>("dma-bool-ref");
     Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
+    Factories.registerCheck<MeshArityCheck>("dma-mesh-arity");
+    Factories.registerCheck<ShapeMismatchCheck>("dma-shape-mismatch");
     Factories.registerCheck<SrcSemDeviceIdMismatchCheck>("dma-src-sem-device-id-mismatch");
     Factories.registerCheck<StartPriorityCheck>("dma-start-priority");
     Factories.registerCheck<UnusedDescriptorCheck>("dma-unused-descriptor");

@@ -11,6 +11,8 @@
 //   callsDescriptorMethod()   calls of a method of a class the model names
 //   callsDeviceIdUser()       calls of a function the model names
 //   constructs*()             constructions of a class the model names
+//   makesCopy()               calls of a function the model names (factories,
+//                             sync copies), constructions of a descriptor
 //
 // The fixtures run every check through both this walk and clang-tidy's own
 // and expect the same findings, so a node missing here shows there.

@@ -2,6 +2,8 @@
 #include "dmalint/AnalysisCache.h"
 #include "clang/AST/DeclCXX.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <functional>
 #include "llvm/ADT/ScopeExit.h"
 
 namespace dmalint {
@@ -216,6 +218,45 @@ const ClassSummary *AnalysisCache::members(const clang::CXXRecordDecl &RD) {
   if (InProgress.empty())
     Retired.clear();
   return &(Classes[K] = std::move(Final));
+}
+
+std::vector<const clang::Expr *> AnalysisCache::usedCopies(const FunctionAnalysis &A,
+                                                          clang::ASTContext &C,
+                                                          const ApiIndex &For,
+                                                          const AnalysisLimits &L) {
+  std::vector<const clang::Expr *> Copies;
+  llvm::SmallPtrSet<const clang::Expr *, 8> Seen;
+  // A wrapper's call stands for what the wrapper returns (bounded: wrappers
+  // of wrappers are a few deep, and recursion is cut by Seen).
+  std::function<void(const clang::Expr *, unsigned)> Follow = [&](const clang::Expr *Site,
+                                                                  unsigned Depth) {
+    if (!Seen.insert(Site).second)
+      return;
+    if (For.isCopy(*Site)) {
+      Copies.push_back(Site);
+      return;
+    }
+    const auto *Call = llvm::dyn_cast<clang::CallExpr>(Site);
+    const clang::FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    const clang::FunctionDecl *Definition = nullptr;
+    if (!Callee || Depth >= 8 || !L.UseSummaries || !Callee->hasBody(Definition) ||
+        Definition->isDependentContext())
+      return;
+    const FunctionAnalysis &Wrapper = analysis(*Definition, C, For, L);
+    if (Wrapper.HitWorkLimit)
+      return;
+    // Copied out first: analysing the next wrapper may drop this result.
+    std::vector<const clang::Expr *> Returned;
+    for (const PathValues &Values : Wrapper.Summary.Returns)
+      if (Values.Path.empty())
+        for (const auto &[Built, Kind] : Values.Values.Built)
+          Returned.push_back(Built);
+    for (const clang::Expr *Built : Returned)
+      Follow(Built, Depth + 1);
+  };
+  for (const clang::Expr *Site : A.usedConstructionSites())
+    Follow(Site, 0);
+  return Copies;
 }
 
 bool AnalysisCache::firstReport(llvm::StringRef Check, clang::SourceLocation Loc) {

@@ -97,6 +97,10 @@ ApiModel ApiModel::builtin() {
                     {"tpu::make_async_remote_copy", 4, 5},
                     {"tpu::async_remote_copy", 4, 5},
                     {"tpu::semaphore_signal", 2, 3}};
+  M.BufferType = "tpu::Ref";
+  M.SliceMethod = "slice";
+  M.SliceSizeParam = 1;
+  M.SyncCopyFunctions = {"tpu::sync_copy"};
   return M;
 }
 
@@ -114,6 +118,10 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
   for (unsigned I = 0; I < Model.DeviceIdUses.size(); ++I)
     DeviceIdUsesByName[lastComponent(stripGlobal(Model.DeviceIdUses[I].Function).str())]
         .push_back(I);
+  for (const std::string &Name : Model.SyncCopyFunctions) {
+    std::string Q = stripGlobal(Name).str();
+    SyncCopiesByName[lastComponent(Q)].push_back(Q);
+  }
   auto AddKeys = [this](const auto &Map) {
     for (const auto &Entry : Map)
       LastComponents.insert(Entry.getKey());
@@ -122,9 +130,10 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
   AddKeys(MethodsByName);
   AddKeys(DescriptorTypesByName);
   AddKeys(DeviceIdUsesByName);
+  AddKeys(SyncCopiesByName);
   for (const std::string *Name :
        {&Model.DeviceIdType, &Model.DeviceIdKindEnum, &Model.LogicalEnumerator,
-        &Model.MeshEnumerator})
+        &Model.MeshEnumerator, &Model.BufferType, &Model.SliceMethod})
     if (!Name->empty())
       LastComponents.insert(lastComponent(stripGlobal(*Name).str()));
 }
@@ -272,6 +281,57 @@ bool ApiIndex::isLogicalEnumerator(const EnumConstantDecl *ECD) const {
   return ED && isNamed(ED, Model.DeviceIdKindEnum);
 }
 
+bool ApiIndex::isMeshEnumerator(const EnumConstantDecl *ECD) const {
+  if (!ECD || ECD->getName() != Model.MeshEnumerator)
+    return false;
+  const auto *ED = dyn_cast<EnumDecl>(ECD->getDeclContext());
+  return ED && isNamed(ED, Model.DeviceIdKindEnum);
+}
+
+bool ApiIndex::isSyncCopy(const FunctionDecl *FD) const {
+  if (!FD || !FD->getIdentifier() || isa<CXXMethodDecl>(FD))
+    return false;
+  auto It = SyncCopiesByName.find(FD->getName());
+  if (It == SyncCopiesByName.end())
+    return false;
+  return llvm::any_of(It->second,
+                      [&](const std::string &Name) { return hasQualifiedName(FD, Name); });
+}
+
+bool ApiIndex::isBufferType(QualType T) const { return isBufferRecord(recordOf(T)); }
+
+bool ApiIndex::isBufferRecord(const CXXRecordDecl *RD) const {
+  if (!RD || !RD->getIdentifier() || Model.BufferType.empty() ||
+      RD->getName() != lastComponent(stripGlobal(Model.BufferType)))
+    return false;
+  // A specialisation of the class template is named like the template.
+  return isNamed(RD, Model.BufferType);
+}
+
+bool ApiIndex::isCopy(const Expr &E) const {
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E))
+    return isDescriptorConstructor(Construct->getConstructor());
+  const auto *Call = dyn_cast<CallExpr>(&E);
+  if (!Call || isa<CXXMemberCallExpr>(Call))
+    return false;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  switch (roleOf(Callee)) {
+  case ApiRole::LocalFactory:
+  case ApiRole::RemoteFactory:
+  case ApiRole::StartedLocalFactory:
+  case ApiRole::StartedRemoteFactory:
+    return true;
+  default:
+    return isSyncCopy(Callee);
+  }
+}
+
+bool ApiIndex::isSliceMethod(const CXXMethodDecl *MD) const {
+  return MD && MD->getIdentifier() && !Model.SliceMethod.empty() &&
+         MD->getName() == Model.SliceMethod && !MD->isStatic() &&
+         isBufferRecord(MD->getParent());
+}
+
 // ------------------------------------------------------------ options ---
 
 namespace {
@@ -327,9 +387,10 @@ constexpr RoleKey MethodKeys[] = {
     {"WaitRecvMethod", ApiRole::WaitRecv},
 };
 constexpr const char *PositionKeys[] = {"ConstructorSrcSemParam", "ConstructorDeviceIdParam",
-                                        "ConstructorDeviceIdKindParam", "StartPriorityParam"};
+                                        "ConstructorDeviceIdKindParam", "StartPriorityParam",
+                                        "SliceSizeParam"};
 constexpr const char *NameKeys[] = {"DeviceIdType", "DeviceIdKindEnum", "LogicalEnumerator",
-                                    "MeshEnumerator"};
+                                    "MeshEnumerator", "BufferType", "SliceMethod"};
 
 unsigned *positionField(ApiModel &M, llvm::StringRef Key) {
   if (Key == "ConstructorSrcSemParam")
@@ -340,6 +401,8 @@ unsigned *positionField(ApiModel &M, llvm::StringRef Key) {
     return &M.CtorDeviceIdKindParam;
   if (Key == "StartPriorityParam")
     return &M.StartPriorityParam;
+  if (Key == "SliceSizeParam")
+    return &M.SliceSizeParam;
   return nullptr;
 }
 
@@ -352,6 +415,10 @@ std::string *nameField(ApiModel &M, llvm::StringRef Key) {
     return &M.LogicalEnumerator;
   if (Key == "MeshEnumerator")
     return &M.MeshEnumerator;
+  if (Key == "BufferType")
+    return &M.BufferType;
+  if (Key == "SliceMethod")
+    return &M.SliceMethod;
   return nullptr;
 }
 
@@ -385,6 +452,7 @@ std::map<std::string, std::string> apiModelOptions(const ApiModel &M) {
       Uses.push_back(Use.Function + ":" + std::to_string(Use.DeviceIdParam) + ":" +
                      std::to_string(Use.DeviceIdTypeParam));
   Out[Key("DeviceIdFunctions")] = joinList(Uses);
+  Out[Key("SyncCopyFunctions")] = joinList(M.SyncCopyFunctions);
   return Out;
 }
 
@@ -450,10 +518,19 @@ applyApiOptions(ApiModel &M, const std::map<std::string, std::string> &Options) 
       continue;
     }
     if (std::string *Field = nameField(M, Name)) {
-      if (!Value.empty() && !isQualifiedName(Value))
-        Fail(Key, "'" + Value + "' is not a C++ name");
+      // A method is named without its class.
+      bool Method = Name == "SliceMethod";
+      if (!Value.empty() &&
+          (!isQualifiedName(Value) || (Method && Value.find(':') != std::string::npos)))
+        Fail(Key, "'" + Value + "' is not a " + (Method ? "method name" : "C++ name"));
       else
         *Field = Value;
+      continue;
+    }
+    if (Name == "SyncCopyFunctions") {
+      std::vector<std::string> Names = splitList(Value);
+      if (CheckNames(Key, Names, true))
+        M.SyncCopyFunctions = Names;
       continue;
     }
     if (Name == "DeviceIdFunctions") {

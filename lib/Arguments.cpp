@@ -2,6 +2,7 @@
 #include "dmalint/Arguments.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
@@ -131,9 +132,12 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
   if (!E || E->isTypeDependent() || E->isValueDependent())
     return std::nullopt;
   // std::optional<DeviceId>(x) and std::make_optional(x): look at x.
+  bool InOptional = false;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
-      CE && isStdOptional(CE->getType()) && CE->getNumArgs() >= 1)
+      CE && isStdOptional(CE->getType()) && CE->getNumArgs() >= 1) {
     E = stripWrappers(CE->getArg(CE->getNumArgs() - 1));
+    InOptional = true;
+  }
   // A pointer to a device id (nullptr meaning none): look at what it points to.
   if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
     E = stripWrappers(UO->getSubExpr());
@@ -142,12 +146,18 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
         FD && FD->getIdentifier() && FD->getName() == "make_optional" &&
         FD->isInStdNamespace())
       E = stripWrappers(Call->getArg(0));
+  // An integer that the optional's constructor turns into a device id (`{peer}`
+  // or `peer` for a std::optional<DeviceId>): the logical-id constructor.
+  if (InOptional && E->getType()->isIntegralOrUnscopedEnumerationType())
+    return DeviceIdShape{0, E, nullptr, false};
+  bool ThroughVariable = false;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
         VD->getType()->isReferenceType() || !isNeverAssigned(VD, Ctx))
       return std::nullopt;
     E = stripWrappers(VD->getInit());
+    ThroughVariable = true;
   }
   const auto *CE = dyn_cast<CXXConstructExpr>(E);
   if (!CE || !Api.isDeviceIdType(CE->getType()) || CE->getNumArgs() != 1)
@@ -155,11 +165,97 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
   const auto *List =
       dyn_cast<CXXStdInitializerListExpr>(stripWrappers(CE->getArg(0)));
   if (!List)
-    return DeviceIdShape{0, CE}; // The logical-id constructor.
+    return DeviceIdShape{0, CE, nullptr, ThroughVariable}; // The logical-id constructor.
   const auto *Inits = dyn_cast<InitListExpr>(stripWrappers(List->getSubExpr()));
   if (!Inits)
     return std::nullopt;
-  return DeviceIdShape{Inits->getNumInits(), CE};
+  return DeviceIdShape{Inits->getNumInits(), CE, Inits, ThroughVariable};
+}
+
+DeviceIdArguments deviceIdArguments(const Expr *Call, const ApiIndex &Api) {
+  const FunctionDecl *Callee = nullptr;
+  if (const auto *CE = dyn_cast_or_null<CallExpr>(Call))
+    Callee = CE->getDirectCallee();
+  else if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Call))
+    Callee = CE->getConstructor();
+  const DeviceIdUse *Use = Api.deviceIdUseOf(Callee);
+  if (!Use)
+    return DeviceIdArguments{};
+  auto Args = callArguments(Call);
+  if (Use->DeviceIdTypeParam >= Args.size() || Use->DeviceIdParam >= Args.size())
+    return DeviceIdArguments{};
+  return DeviceIdArguments{Args[Use->DeviceIdParam], Args[Use->DeviceIdTypeParam]};
+}
+
+std::optional<DeviceIdKind> deviceIdKind(const Expr *Arg, const ApiIndex &Api,
+                                         const ASTContext &Ctx) {
+  if (!Arg)
+    return std::nullopt;
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(Arg))
+    Arg = DA->getExpr();
+  auto KindOf = [&](const EnumConstantDecl *ECD) -> std::optional<DeviceIdKind> {
+    if (Api.isLogicalEnumerator(ECD))
+      return DeviceIdKind::Logical;
+    if (Api.isMeshEnumerator(ECD))
+      return DeviceIdKind::Mesh;
+    return std::nullopt;
+  };
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(Arg)))
+    if (const auto *ECD = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
+      return KindOf(ECD);
+  // A constant of the enum type (a constexpr variable, a macro): by value.
+  const auto *Enum = Arg->getType()->getAs<EnumType>();
+  std::optional<int64_t> Value = constantInt(Arg, Ctx);
+  if (!Enum || !Value)
+    return std::nullopt;
+  for (const EnumConstantDecl *ECD : Enum->getDecl()->enumerators())
+    if (ECD->getInitVal() == *Value)
+      if (std::optional<DeviceIdKind> Kind = KindOf(ECD))
+        return Kind;
+  return std::nullopt;
+}
+
+CopyBuffers copyBuffers(const Expr *Copy, const ApiIndex &Api) {
+  CopyBuffers Buffers;
+  for (const Expr *Arg : callArguments(Copy)) {
+    if (!Api.isBufferType(Arg->getType()))
+      continue;
+    if (!Buffers.Source)
+      Buffers.Source = Arg;
+    else if (!Buffers.Target)
+      Buffers.Target = Arg;
+  }
+  if (!Buffers.Target)
+    return CopyBuffers{};
+  return Buffers;
+}
+
+std::optional<ConstantSlice> constantSlice(const Expr *Buffer, const ApiIndex &Api,
+                                           const ASTContext &Ctx) {
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(stripWrappers(Buffer));
+  if (!Call || !Api.isSliceMethod(Call->getMethodDecl()))
+    return std::nullopt;
+  unsigned Index = Api.model().SliceSizeParam;
+  if (Index >= Call->getNumArgs())
+    return std::nullopt;
+  const Expr *SizeArg = Call->getArg(Index);
+  std::optional<int64_t> Size = constantInt(SizeArg, Ctx);
+  if (!Size)
+    return std::nullopt;
+  return ConstantSlice{*Size, SizeArg};
+}
+
+QualType bufferElementType(QualType T, const ApiIndex &Api) {
+  if (T.isNull() || !Api.isBufferType(T))
+    return QualType();
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || Spec->getTemplateArgs().size() == 0)
+    return QualType();
+  const TemplateArgument &First = Spec->getTemplateArgs()[0];
+  if (First.getKind() != TemplateArgument::Type)
+    return QualType();
+  return First.getAsType().getCanonicalType().getUnqualifiedType();
 }
 
 } // namespace dmalint

@@ -140,6 +140,9 @@ void Analyzer::run(const FunctionDecl &FD) {
     Out.ReceiveWaitMayBeMissing[I] = It->second.second;
   }
   summarise(FD, Exit);
+  Out.StartedOrWaited.assign(Out.Origins.size(), false);
+  for (OriginId Id = 0; Id < Out.Origins.size() && Id < Used.size(); ++Id)
+    Out.StartedOrWaited[Id] = Used[Id];
   Out.UsedOrEscaped.assign(Out.Origins.size(), false);
   for (OriginId Id = 0; Id < Out.Origins.size(); ++Id)
     Out.UsedOrEscaped[Id] = (Id < Used.size() && Used[Id]) ||

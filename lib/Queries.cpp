@@ -43,6 +43,18 @@ std::vector<OriginId> FunctionAnalysis::unusedConstructions() const {
   return Unused;
 }
 
+std::vector<const clang::Expr *> FunctionAnalysis::usedConstructionSites() const {
+  std::vector<const clang::Expr *> Sites;
+  for (OriginId Id = 1; Id < Origins.size(); ++Id) {
+    const OriginInfo &O = Origins[Id];
+    if (O.isParameter() || !O.Site || O.Folded || O.Engaged || !startedOrWaited(Id) ||
+        llvm::is_contained(Sites, O.Site))
+      continue;
+    Sites.push_back(O.Site);
+  }
+  return Sites;
+}
+
 ReceiveWaitAfter FunctionAnalysis::receiveWaitAfter(const DescriptorUse &WaitSend) const {
   for (size_t I = 0; I < WaitSends.size(); ++I) {
     if (WaitSends[I].Call != WaitSend.Call)

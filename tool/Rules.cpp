@@ -8,13 +8,32 @@ namespace dmalint::tool {
 CheckDescription describeCheck(llvm::StringRef Name) {
   using D = CheckDescription;
   return llvm::StringSwitch<D>(Name)
+      .Case("dma-bool-ref",
+            D{"A DMA copy from or to a buffer of bool.",
+              "Finds a copy (a factory, the general AsyncCopyDescriptor constructor, "
+              "sync_copy) whose source or target is a Ref<bool>, through typedefs and "
+              "aliases. Pallas TPU refuses it (\"DMAs with bool dtypes are not "
+              "supported\"); keep the flags in an integer type for the copy."})
       .Case("dma-device-id-type-mismatch",
             D{"Mesh coordinates passed with DeviceIdType::kLogical.",
-              "Finds a DeviceId built from two or more mesh coordinates and passed "
+              "Finds a DeviceId built from mesh coordinates (two or more, or one in "
+              "braces: DeviceId{peer} calls the initializer-list constructor) and passed "
               "together with DeviceIdType::kLogical. A logical device id is one "
               "integer; Pallas refuses the combination at trace time (\"LOGICAL "
               "device_id_type does not support device_id as a tuple\"). The fix "
-              "passes DeviceIdType::kMesh."})
+              "passes DeviceIdType::kMesh, or DeviceId(peer) for one coordinate."})
+      .Case("dma-mesh-arity",
+            D{"Mesh device ids with different numbers of coordinates in one function.",
+              "Finds, in one function, device ids used with DeviceIdType::kMesh whose "
+              "number of coordinates differs from the most common one. A kernel runs "
+              "on one mesh, and each mesh id needs one coordinate per mesh axis "
+              "(\"Number of device ids must match the number of mesh axes\")."})
+      .Case("dma-shape-mismatch",
+            D{"A started or waited DMA copy between slices of different constant sizes.",
+              "Finds a copy whose source and target both end in .slice(start, n) with "
+              "constant, different sizes n, and that is started or waited (directly, "
+              "through a helper of the translation unit, or by sync_copy). Mosaic's "
+              "verifier rejects it (\"DMA source and target shape mismatch\")."})
       .Case("dma-src-sem-device-id-mismatch",
             D{"The general AsyncCopyDescriptor constructor with exactly one of src_sem "
               "and device_id.",

@@ -34,6 +34,14 @@ public:
   const FunctionAnalysis &analysis(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                                    const ApiIndex &Api, const AnalysisLimits &Limits);
 
+  /// The copies that \p A (the analysis of one function) starts or waits,
+  /// itself or through a helper, at their constructions as written
+  /// (ApiIndex::isCopy): a copy that a function of the translation unit
+  /// returns is followed into that function, to where it is built.
+  std::vector<const clang::Expr *> usedCopies(const FunctionAnalysis &A, clang::ASTContext &Ctx,
+                                              const ApiIndex &Api,
+                                              const AnalysisLimits &Limits);
+
   /// ApiIndex::usedBy, computed once per function however many checks ask.
   bool usesApi(const clang::FunctionDecl &FD, const ApiIndex &Api);
   /// Records that \p FD uses the API, found by a walk that applied

@@ -65,6 +65,18 @@ struct ApiModel {
   /// Position of the constructor's device-id kind parameter.
   unsigned CtorDeviceIdKindParam = 5;
 
+  /// The buffer view class (template) that copies move data between: the
+  /// first argument of a copy of this type is its source, the second its
+  /// target; its first template argument is the element type.
+  std::string BufferType;
+  /// The buffer method that takes a sub-view along the majormost dimension
+  /// (pl.ds), and the position of its size parameter.
+  std::string SliceMethod;
+  unsigned SliceSizeParam = 1;
+  /// Free functions that copy from a source buffer to a target buffer and
+  /// wait for it (start + wait, no descriptor).
+  std::vector<std::string> SyncCopyFunctions;
+
   /// The model of the reference API in <tpu/dma.h>.
   static ApiModel builtin();
 };
@@ -126,6 +138,18 @@ public:
   const DeviceIdUse *deviceIdUseOf(const clang::FunctionDecl *FD) const;
   /// True when \p ECD is the enumerator for logical device ids.
   bool isLogicalEnumerator(const clang::EnumConstantDecl *ECD) const;
+  /// True when \p ECD is the enumerator for mesh coordinates.
+  bool isMeshEnumerator(const clang::EnumConstantDecl *ECD) const;
+  /// True for a function that copies and waits (ApiModel::SyncCopyFunctions).
+  bool isSyncCopy(const clang::FunctionDecl *FD) const;
+  /// True for a (possibly cv-qualified) buffer type, or a specialisation of
+  /// the buffer class template.
+  bool isBufferType(clang::QualType T) const;
+  /// True for an expression that makes a copy: a call of a factory or of a
+  /// sync copy function, or the general constructor.
+  bool isCopy(const clang::Expr &E) const;
+  /// True for the slice method of the buffer type.
+  bool isSliceMethod(const clang::CXXMethodDecl *MD) const;
   /// False when \p D's own name is not the last component of any name in
   /// the model: then \p D is none of the API's types, functions, methods or
   /// enumerators, and every query above answers no. One hash lookup.
@@ -133,6 +157,7 @@ public:
 
 private:
   bool isNamed(const clang::NamedDecl *D, llvm::StringRef Qualified) const;
+  bool isBufferRecord(const clang::CXXRecordDecl *RD) const;
 
   ApiModel Model;
   // Keyed by unqualified name first: the common case (not the API) is then one
@@ -141,6 +166,7 @@ private:
   llvm::StringMap<ApiRole> MethodsByName;
   llvm::StringMap<std::vector<std::string>> DescriptorTypesByName;
   llvm::StringMap<llvm::SmallVector<unsigned, 1>> DeviceIdUsesByName; ///< Into DeviceIdUses.
+  llvm::StringMap<std::vector<std::string>> SyncCopiesByName;
   llvm::StringSet<> LastComponents; ///< Of every name in the model.
 };
 

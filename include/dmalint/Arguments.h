@@ -44,10 +44,50 @@ std::optional<int64_t> constantInt(const clang::Expr *E,
 struct DeviceIdShape {
   unsigned MeshCoordinates = 0;
   const clang::Expr *Construction = nullptr;
+  /// The braced list of the mesh coordinates (null for a logical id).
+  const clang::InitListExpr *Coordinates = nullptr;
+  /// Built in the initialiser of a local variable, not at the argument.
+  bool ThroughVariable = false;
 };
 std::optional<DeviceIdShape> deviceIdShape(const clang::Expr *Arg,
                                            const ApiIndex &Api,
                                            clang::ASTContext &Ctx);
+
+/// The device id and device-id kind arguments of a call or construction
+/// that takes them (ApiIndex::deviceIdUseOf); null when it takes none or has
+/// fewer arguments. Default arguments are included, as CXXDefaultArgExpr.
+struct DeviceIdArguments {
+  const clang::Expr *Id = nullptr;
+  const clang::Expr *Kind = nullptr;
+};
+DeviceIdArguments deviceIdArguments(const clang::Expr *Call, const ApiIndex &Api);
+
+/// The kind of device id that an argument (a default one included) names,
+/// when it is a constant: the model's logical or mesh enumerator.
+enum class DeviceIdKind { Logical, Mesh };
+std::optional<DeviceIdKind> deviceIdKind(const clang::Expr *Arg, const ApiIndex &Api,
+                                         const clang::ASTContext &Ctx);
+
+/// The source and target of a copy (ApiIndex::isCopy): its first and second
+/// arguments of the buffer type; null when it has fewer.
+struct CopyBuffers {
+  const clang::Expr *Source = nullptr;
+  const clang::Expr *Target = nullptr;
+};
+CopyBuffers copyBuffers(const clang::Expr *Copy, const ApiIndex &Api);
+
+/// A buffer expression that ends in `.slice(start, n)` with a constant `n`:
+/// the size and the argument that says it.
+struct ConstantSlice {
+  int64_t Size = 0;
+  const clang::Expr *SizeArg = nullptr;
+};
+std::optional<ConstantSlice> constantSlice(const clang::Expr *Buffer, const ApiIndex &Api,
+                                           const clang::ASTContext &Ctx);
+
+/// The element type of a buffer type (its first template argument, sugar
+/// removed), or a null type when \p T is not one.
+clang::QualType bufferElementType(clang::QualType T, const ApiIndex &Api);
 
 /// Arguments as written (default arguments included, as CXXDefaultArgExpr).
 llvm::SmallVector<const clang::Expr *, 8> callArguments(const clang::Expr *Call);

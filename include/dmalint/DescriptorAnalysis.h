@@ -211,6 +211,9 @@ struct FunctionAnalysis {
   /// By OriginId: started or waited somewhere, or escaped (returned, stored
   /// beyond the function, handed to a function that may use or keep it).
   std::vector<bool> UsedOrEscaped;
+  /// By OriginId: started or waited somewhere (here, or by a helper it is
+  /// handed to), escapes aside.
+  std::vector<bool> StartedOrWaited;
   /// By index into WaitSends: a receive-side wait of the same descriptor may
   /// follow; the function may end (or the wait_send run again) without one.
   std::vector<bool> ReceiveWaitMayFollow, ReceiveWaitMayBeMissing;
@@ -237,6 +240,15 @@ struct FunctionAnalysis {
   /// Copies built in this function that on every path from their
   /// construction are neither started, waited nor escape.
   std::vector<OriginId> unusedConstructions() const;
+  /// Whether the copies of \p Id are started or waited somewhere: in this
+  /// function, or in a helper it hands them to.
+  bool startedOrWaited(OriginId Id) const {
+    return Id < StartedOrWaited.size() && StartedOrWaited[Id];
+  }
+  /// The constructions (factory calls, constructor calls, calls of the
+  /// functions that returned them) of the copies this function starts or
+  /// waits: parameters and unknown origins aside.
+  std::vector<const clang::Expr *> usedConstructionSites() const;
   /// Whether a receive-side wait of \p WaitSend's descriptor follows it.
   ReceiveWaitAfter receiveWaitAfter(const DescriptorUse &WaitSend) const;
   /// The origins that may be in flight just before \p Use (a start or a wait).

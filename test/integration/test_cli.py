@@ -278,7 +278,8 @@ class Cli(unittest.TestCase):
         t = subprocess.run([CLANG_TIDY, "-load=" + PLUGIN, "--checks=-*,dma-*", "--list-checks"],
                            capture_output=True, text=True)
         self.assertEqual(t.returncode, 0, t.stderr)
-        for check in ("dma-device-id-type-mismatch", "dma-src-sem-device-id-mismatch",
+        for check in ("dma-bool-ref", "dma-device-id-type-mismatch", "dma-mesh-arity",
+                      "dma-shape-mismatch", "dma-src-sem-device-id-mismatch",
                       "dma-start-priority", "dma-unused-descriptor",
                       "dma-wait-send-on-local-copy"):
             self.assertIn(check, t.stdout)

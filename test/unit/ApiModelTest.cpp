@@ -71,6 +71,52 @@ TEST(ApiModel, DescriptorTypeIsRecognisedThroughReferencesAndQualifiers) {
   EXPECT_TRUE(api().isDeviceIdType(Fn->getParamDecl(2)->getType()));
 }
 
+TEST(ApiModel, CopiesBuffersAndSlices) {
+  auto AST = dmalint::test::parseKernel(
+      "namespace other { template <typename T> struct Ref { Ref slice(index_t, index_t) const; }; }\n"
+      "void k(Ref<float> a, other::Ref<float> o, DmaSemaphore s) {\n"
+      "  sync_copy(a.slice(0, 1), a); (void)o.slice(0, 1); make_async_copy(a, a, s);\n}");
+  const auto *Sync = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("sync_copy")))));
+  ASSERT_TRUE(Sync);
+  EXPECT_TRUE(api().isSyncCopy(Sync->getDirectCallee()));
+  EXPECT_TRUE(api().isCopy(*Sync));
+  EXPECT_TRUE(api().isBufferType(Sync->getArg(1)->getType()));
+  const auto *Factory = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("make_async_copy")))));
+  ASSERT_TRUE(Factory);
+  EXPECT_TRUE(api().isCopy(*Factory));
+  auto Slices = match(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("slice")))).bind("s"),
+                      AST->getASTContext());
+  ASSERT_EQ(Slices.size(), 2u);
+  std::vector<bool> Api;
+  for (auto &Node : Slices)
+    Api.push_back(api().isSliceMethod(Node.getNodeAs<CXXMemberCallExpr>("s")->getMethodDecl()));
+  // tpu::Ref's slice is the API's, other::Ref's is not.
+  EXPECT_EQ(Api, (std::vector<bool>{true, false}));
+}
+
+TEST(ApiModel, BufferOptionsAreValidatedAndRoundTrip) {
+  ApiModel Model = ApiModel::builtin();
+  auto Errors = dmalint::applyApiOptions(Model, {{"dma.SliceMethod", "Ref::slice"},
+                                                 {"dma.BufferType", "not a name"},
+                                                 {"dma.SliceSizeParam", "first"}});
+  ASSERT_EQ(Errors.size(), 3u);
+  EXPECT_EQ(Model.SliceMethod, "slice"); // Each bad key keeps its earlier value.
+  EXPECT_EQ(Model.BufferType, "tpu::Ref");
+  ApiModel Mine = ApiModel::builtin();
+  EXPECT_TRUE(dmalint::applyApiOptions(Mine, {{"dma.BufferType", "::acme::Buffer"},
+                                              {"dma.SliceMethod", "rows"},
+                                              {"dma.SliceSizeParam", "0"},
+                                              {"dma.SyncCopyFunctions", "acme::copy;acme::put"}})
+                  .empty());
+  auto Options = dmalint::apiModelOptions(Mine);
+  EXPECT_EQ(Options["dma.BufferType"], "::acme::Buffer");
+  EXPECT_EQ(Options["dma.SliceMethod"], "rows");
+  EXPECT_EQ(Options["dma.SliceSizeParam"], "0");
+  EXPECT_EQ(Options["dma.SyncCopyFunctions"], "acme::copy;acme::put");
+}
+
 // The API is matched by qualified name without printing it; the comparison
 // must agree with clang's printed name in every kind of context, and reject
 // a name that differs in any component.

@@ -72,19 +72,21 @@ TEST(Arguments, ConstantPriorities) {
   EXPECT_EQ(Values[2], std::nullopt);
 }
 
-/// Mesh coordinates of the device id argument of make_async_remote_copy.
-std::optional<unsigned> meshCoordinatesIn(const std::string &Body) {
-  auto AST = dmalint::test::parseKernel(std::string("void k(") + Params + ", int x) { " +
-                                        Body + " }");
-  const auto *Call = dmalint::test::findOne<CallExpr>(
-      *AST, callExpr(callee(functionDecl(hasName("make_async_remote_copy")))));
-  if (!Call)
+/// Mesh coordinates of the device id argument of the one call of \p Function
+/// in \p Body (nullopt when its shape is not known).
+std::optional<unsigned> coordinatesIn(const std::string &Body,
+                                      const std::string &Function = "make_async_remote_copy") {
+  auto AST = dmalint::test::parseKernel(std::string("void k(") + Params +
+                                        ", Semaphore sem, int x) { " + Body + " }");
+  const auto *Call =
+      dmalint::test::findOne<CallExpr>(*AST, callExpr(callee(functionDecl(hasName(Function)))));
+  dmalint::DeviceIdArguments Args = dmalint::deviceIdArguments(Call, api());
+  if (!Args.Id)
     return std::nullopt;
-  auto Shape = dmalint::deviceIdShape(Call->getArg(4), api(), AST->getASTContext());
-  if (!Shape)
-    return std::nullopt;
-  return Shape->MeshCoordinates;
+  auto Shape = dmalint::deviceIdShape(Args.Id, api(), AST->getASTContext());
+  return Shape ? std::optional<unsigned>(Shape->MeshCoordinates) : std::nullopt;
 }
+std::optional<unsigned> meshCoordinatesIn(const std::string &Body) { return coordinatesIn(Body); }
 
 TEST(Arguments, DeviceIdShapes) {
   EXPECT_EQ(meshCoordinatesIn("make_async_remote_copy(a, b, s, r, {0, x});"), 2u);
@@ -96,6 +98,103 @@ TEST(Arguments, DeviceIdShapes) {
   EXPECT_EQ(meshCoordinatesIn("DeviceId id{x, 1}; id = DeviceId(3);\n"
                               "make_async_remote_copy(a, b, s, r, id);"),
             std::nullopt);
+}
+
+TEST(Arguments, OneCoordinateInBracesIsAMeshTuple) {
+  // DeviceId{x} calls the initializer-list constructor; DeviceId(x) does not.
+  EXPECT_EQ(meshCoordinatesIn("make_async_remote_copy(a, b, s, r, DeviceId{x});"), 1u);
+  EXPECT_EQ(meshCoordinatesIn("make_async_remote_copy(a, b, s, r, {x});"), 1u);
+  EXPECT_EQ(meshCoordinatesIn("make_async_remote_copy(a, b, s, r, DeviceId({x}));"), 1u);
+  EXPECT_EQ(meshCoordinatesIn("make_async_remote_copy(a, b, s, r, DeviceId(x));"), 0u);
+}
+
+/// The same for semaphore_signal's std::optional<DeviceId> argument.
+std::optional<unsigned> signalCoordinatesIn(const std::string &Body) {
+  return coordinatesIn(Body, "semaphore_signal");
+}
+
+TEST(Arguments, IntegersForAnOptionalDeviceIdAreLogical) {
+  // The optional is built from the integer: DeviceId's logical-id constructor.
+  EXPECT_EQ(signalCoordinatesIn("semaphore_signal(sem, 1, x);"), 0u);
+  EXPECT_EQ(signalCoordinatesIn("semaphore_signal(sem, 1, {x});"), 0u);
+  EXPECT_EQ(signalCoordinatesIn("semaphore_signal(sem, 1, DeviceId{x});"), 1u);
+  EXPECT_EQ(signalCoordinatesIn("semaphore_signal(sem, 1, std::nullopt);"), std::nullopt);
+}
+
+/// The kind argument of the one make_async_remote_copy in \p Body.
+std::optional<dmalint::DeviceIdKind> kindIn(const std::string &Body) {
+  auto AST = dmalint::test::parseKernel(std::string("void k(") + Params +
+                                        ", DeviceIdType runtime) { " + Body + " }");
+  const auto *Call = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("make_async_remote_copy")))));
+  dmalint::DeviceIdArguments Args = dmalint::deviceIdArguments(Call, api());
+  if (!Args.Kind)
+    return std::nullopt;
+  return dmalint::deviceIdKind(Args.Kind, api(), AST->getASTContext());
+}
+
+TEST(Arguments, DeviceIdKinds) {
+  using dmalint::DeviceIdKind;
+  EXPECT_EQ(kindIn("make_async_remote_copy(a, b, s, r, 1, DeviceIdType::kLogical);"),
+            DeviceIdKind::Logical);
+  EXPECT_EQ(kindIn("make_async_remote_copy(a, b, s, r, {0, 1}, DeviceIdType::kMesh);"),
+            DeviceIdKind::Mesh);
+  // The default argument is the mesh kind.
+  EXPECT_EQ(kindIn("make_async_remote_copy(a, b, s, r, {0, 1});"), DeviceIdKind::Mesh);
+  EXPECT_EQ(kindIn("constexpr DeviceIdType k = DeviceIdType::kLogical;\n"
+                   "make_async_remote_copy(a, b, s, r, 1, k);"),
+            DeviceIdKind::Logical);
+  EXPECT_EQ(kindIn("make_async_remote_copy(a, b, s, r, 1, runtime);"), std::nullopt);
+}
+
+/// The constant slice sizes of the source and target of the one sync_copy in
+/// \p Body (nullopt for a side that is not a constant slice).
+std::pair<std::optional<int64_t>, std::optional<int64_t>> slicesIn(const std::string &Body) {
+  auto AST = dmalint::test::parseKernel(
+      "constexpr index_t kTile = 64;\nvoid k(Ref<float> a, Ref<float> b, int n) { " + Body +
+      " }");
+  const auto *Call = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("sync_copy")))));
+  if (!Call || !api().isCopy(*Call))
+    return {std::nullopt, std::nullopt};
+  dmalint::CopyBuffers Buffers = dmalint::copyBuffers(Call, api());
+  auto Size = [&](const Expr *E) -> std::optional<int64_t> {
+    auto Slice = dmalint::constantSlice(E, api(), AST->getASTContext());
+    return Slice ? std::optional<int64_t>(Slice->Size) : std::nullopt;
+  };
+  return {Size(Buffers.Source), Size(Buffers.Target)};
+}
+
+TEST(Arguments, ConstantSlices) {
+  using Sizes = std::pair<std::optional<int64_t>, std::optional<int64_t>>;
+  EXPECT_EQ(slicesIn("sync_copy(a.slice(0, 8), b.slice(n, kTile / 2));"), Sizes(8, 32));
+  EXPECT_EQ(slicesIn("sync_copy(a.at(0).slice(n, 4), b.at(1));"), Sizes(4, std::nullopt));
+  EXPECT_EQ(slicesIn("const int rows = 3; sync_copy(a, b.slice(0, rows));"),
+            Sizes(std::nullopt, 3));
+  // A size that is not a constant, and a slice's start, say nothing.
+  EXPECT_EQ(slicesIn("sync_copy(a.slice(0, n), b.slice(8, n));"),
+            Sizes(std::nullopt, std::nullopt));
+}
+
+TEST(Arguments, BufferElementTypes) {
+  auto AST = dmalint::test::parseKernel(
+      "typedef bool flag_t;\nusing Mask = Ref<flag_t>;\n"
+      "void k(Mask m, Ref<const bool> c, Ref<int> i, DmaSemaphore s) {\n"
+      "  make_async_copy(m, m, s); make_async_copy(c, c, s); make_async_copy(i, i, s);\n}");
+  auto Calls = match(callExpr(callee(functionDecl(hasName("make_async_copy")))).bind("c"),
+                     AST->getASTContext());
+  ASSERT_EQ(Calls.size(), 3u);
+  std::vector<bool> Bool;
+  for (auto &Node : Calls) {
+    const auto *Call = Node.getNodeAs<CallExpr>("c");
+    ASSERT_TRUE(api().isCopy(*Call));
+    dmalint::CopyBuffers Buffers = dmalint::copyBuffers(Call, api());
+    ASSERT_NE(Buffers.Target, nullptr);
+    QualType Element = dmalint::bufferElementType(Buffers.Source->getType(), api());
+    ASSERT_FALSE(Element.isNull());
+    Bool.push_back(Element->isBooleanType());
+  }
+  EXPECT_EQ(Bool, (std::vector<bool>{true, true, false}));
 }
 
 } // namespace

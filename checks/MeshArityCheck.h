@@ -1,0 +1,40 @@
+//===- MeshArityCheck.h -----------------------------------------*- C++ -*-===//
+#ifndef DMALINT_CHECKS_MESHARITYCHECK_H
+#define DMALINT_CHECKS_MESHARITYCHECK_H
+
+#include "DmaCheck.h"
+#include <map>
+#include <set>
+#include <vector>
+
+namespace dmalint::checks {
+
+/// Flags, in one function, the mesh device ids whose number of coordinates
+/// differs from the others': one kernel runs on one mesh ("Number of device
+/// ids must match the number of mesh axes").
+///
+/// For the user-facing documentation see: docs/checks/dma-mesh-arity.md
+class MeshArityCheck : public DmaCheck {
+public:
+  using DmaCheck::DmaCheck;
+  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  /// A device id used with the mesh kind: its construction and its number
+  /// of coordinates.
+  struct MeshId {
+    clang::SourceLocation At;
+    unsigned Coordinates;
+  };
+  /// By function, in the order the functions were met.
+  std::map<const clang::FunctionDecl *, std::vector<MeshId>> Ids;
+  std::vector<const clang::FunctionDecl *> Functions;
+  const clang::SourceManager *SM = nullptr;
+};
+
+} // namespace dmalint::checks
+
+#endif

@@ -118,15 +118,20 @@ void DmaCheck::registerApiValidation(ast_matchers::MatchFinder *Finder) {
       this);
 }
 
-/// The definitions of descriptor types at namespace scope in \p DC.
+/// The definitions of descriptor types at namespace scope in \p DC, and the
+/// declarations of the factories there.
 static void descriptorDefinitions(const DeclContext &DC, const ApiIndex &Api,
-                                  std::vector<const CXXRecordDecl *> &Found) {
+                                  std::vector<const CXXRecordDecl *> &Found,
+                                  std::vector<const FunctionDecl *> &Factories) {
   for (const Decl *D : DC.decls()) {
     if (const auto *RD = dyn_cast<CXXRecordDecl>(D)) {
       if (RD->isThisDeclarationADefinition() && Api.isDescriptorRecord(RD))
         Found.push_back(RD);
     } else if (isa<NamespaceDecl, LinkageSpecDecl, ExportDecl>(D)) {
-      descriptorDefinitions(*cast<DeclContext>(D), Api, Found);
+      descriptorDefinitions(*cast<DeclContext>(D), Api, Found, Factories);
+    } else if (const FunctionDecl *FD = D->getAsFunction()) {
+      if (Api.mayName(FD) && Api.roleOf(FD) != ApiRole::None)
+        Factories.push_back(FD);
     }
   }
 }
@@ -151,9 +156,43 @@ void DmaCheck::validateAgainst(const ASTContext &Ctx) {
   if (!ApiValid || !Api->declaredIn(Ctx))
     return;
   std::vector<const CXXRecordDecl *> Types;
-  descriptorDefinitions(*Ctx.getTranslationUnitDecl(), *Api, Types);
+  std::vector<const FunctionDecl *> Functions;
+  descriptorDefinitions(*Ctx.getTranslationUnitDecl(), *Api, Types, Functions);
   for (const CXXRecordDecl *Type : Types)
     validateRecord(*Type);
+  validateFactories(Functions);
+}
+
+void DmaCheck::validateFactories(ArrayRef<const FunctionDecl *> Functions) {
+  // The semaphore positions, against the factories the translation unit
+  // declares (an overload set counts by its longest member).
+  const ApiModel &M = Api->model();
+  struct Position {
+    const char *Key;
+    unsigned Value;
+    ApiRole Roles[2];
+  };
+  const Position Positions[] = {
+      {"RemoteFactorySendSemParam", M.RemoteSendSemParam,
+       {ApiRole::RemoteFactory, ApiRole::StartedRemoteFactory}},
+      {"RemoteFactoryRecvSemParam", M.RemoteRecvSemParam,
+       {ApiRole::RemoteFactory, ApiRole::StartedRemoteFactory}},
+      {"LocalFactorySemParam", M.LocalSemParam,
+       {ApiRole::LocalFactory, ApiRole::StartedLocalFactory}}};
+  for (const Position &P : Positions) {
+    std::map<std::string, unsigned> MostParams;
+    for (const FunctionDecl *FD : Functions)
+      if (llvm::is_contained(P.Roles, Api->roleOf(FD))) {
+        unsigned &Most = MostParams[FD->getQualifiedNameAsString()];
+        Most = std::max(Most, FD->getNumParams());
+      }
+    for (auto &[Name, Most] : MostParams)
+      if (P.Value != NoPosition && P.Value >= Most)
+        reportConfigurationError((ApiOptionPrefix + P.Key).str(),
+                                 "position " + std::to_string(P.Value) +
+                                     " is out of range: '" + Name + "' has " +
+                                     std::to_string(Most) + " parameters");
+  }
 }
 
 void DmaCheck::validateRecord(const CXXRecordDecl &Type) {
@@ -192,7 +231,7 @@ void DmaCheck::validateRecord(const CXXRecordDecl &Type) {
       if (isa<CXXConstructorDecl>(FT->getTemplatedDecl()))
         MostParams = std::max(MostParams, FT->getTemplatedDecl()->getNumParams());
   auto CheckPosition = [&](const char *Key, unsigned Position) {
-    if (Position >= MostParams)
+    if (Position != NoPosition && Position >= MostParams)
       reportConfigurationError((ApiOptionPrefix + Key).str(),
                                "position " + std::to_string(Position) + " is out of range: " +
                                    "no constructor of '" + TypeName + "' has more than " +
@@ -200,6 +239,7 @@ void DmaCheck::validateRecord(const CXXRecordDecl &Type) {
   };
   CheckPosition("ConstructorSrcSemParam", M.CtorSrcSemParam);
   CheckPosition("ConstructorDeviceIdParam", M.CtorDeviceIdParam);
+  CheckPosition("ConstructorDstSemParam", M.CtorDstSemParam);
 }
 
 SourceLocation userLocation(SourceLocation Loc, const SourceManager &SM) {

@@ -102,6 +102,8 @@ private:
   /// definitions in \p Ctx.
   void validateAgainst(const clang::ASTContext &Ctx);
   void validateRecord(const clang::CXXRecordDecl &Type);
+  /// The factories' semaphore positions, against their declarations.
+  void validateFactories(llvm::ArrayRef<const clang::FunctionDecl *> Functions);
   /// Says \p Message as a configuration error, once per translation unit.
   void configurationError(const std::string &Message);
 

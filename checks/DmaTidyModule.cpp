@@ -7,6 +7,8 @@
 #include "DeviceIdTypeMismatchCheck.h"
 #include "DmaCheck.h"
 #include "MeshArityCheck.h"
+#include "SemaphoreRaceCheck.h"
+#include "SendNeverWaitedCheck.h"
 #include "ShapeMismatchCheck.h"
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "StartPriorityCheck.h"
@@ -26,6 +28,8 @@ public:
     Factories.registerCheck<BoolRefCheck>("dma-bool-ref");
     Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
     Factories.registerCheck<MeshArityCheck>("dma-mesh-arity");
+    Factories.registerCheck<SemaphoreRaceCheck>("dma-semaphore-race");
+    Factories.registerCheck<SendNeverWaitedCheck>("dma-send-never-waited");
     Factories.registerCheck<ShapeMismatchCheck>("dma-shape-mismatch");
     Factories.registerCheck<SrcSemDeviceIdMismatchCheck>("dma-src-sem-device-id-mismatch");
     Factories.registerCheck<StartPriorityCheck>("dma-start-priority");

@@ -1,6 +1,8 @@
 //===- AnalysisCache.cpp - One descriptor analysis per function, shared ---===//
 #include "dmalint/AnalysisCache.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
@@ -26,6 +28,7 @@ void AnalysisCache::reset() {
   Classes.clear();
   ClassesInProgress.clear();
   TypeModels.clear();
+  Callees.reset();
   Ctx = nullptr;
   Api = nullptr;
   Limits = nullptr;
@@ -261,6 +264,60 @@ std::vector<const clang::Expr *> AnalysisCache::usedCopies(const FunctionAnalysi
 
 bool AnalysisCache::firstReport(llvm::StringRef Check, clang::SourceLocation Loc) {
   return Reported.insert({Check.str(), Loc.getRawEncoding()}).second;
+}
+
+namespace {
+/// The functions that code outside system headers calls, constructs with,
+/// or takes the address of.
+class CalleeFinder : public clang::RecursiveASTVisitor<CalleeFinder> {
+public:
+  explicit CalleeFinder(const clang::SourceManager &SM) : SM(SM) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool TraverseDecl(clang::Decl *D) {
+    if (D && !clang::isa<clang::TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr *DRE) {
+    if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(DRE->getDecl()))
+      add(FD);
+    return true;
+  }
+  bool VisitMemberExpr(clang::MemberExpr *ME) {
+    if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(ME->getMemberDecl()))
+      add(FD);
+    return true;
+  }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE) {
+    add(CE->getConstructor());
+    return true;
+  }
+  llvm::DenseSet<const clang::FunctionDecl *> Found;
+
+private:
+  void add(const clang::FunctionDecl *FD) {
+    Found.insert(FD->getCanonicalDecl());
+    // A call of an instantiation names its pattern too.
+    if (const clang::FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+      Found.insert(Pattern->getCanonicalDecl());
+  }
+  const clang::SourceManager &SM;
+};
+} // namespace
+
+bool AnalysisCache::calledInTranslationUnit(const clang::FunctionDecl &FD,
+                                            clang::ASTContext &Ctx) {
+  if (!Callees) {
+    CalleeFinder Finder(Ctx.getSourceManager());
+    Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+    Callees = std::make_unique<llvm::DenseSet<const clang::FunctionDecl *>>(
+        std::move(Finder.Found));
+  }
+  if (Callees->contains(FD.getCanonicalDecl()))
+    return true;
+  const clang::FunctionDecl *Pattern = FD.getTemplateInstantiationPattern();
+  return Pattern && Callees->contains(Pattern->getCanonicalDecl());
 }
 
 } // namespace dmalint

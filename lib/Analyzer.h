@@ -143,6 +143,8 @@ public:
                  const ValueSet &Values, const State &S);
   void markUsed(const ValueSet &VS);
   void markEscaped(const ValueSet &VS);
+  /// Marks what a helper may start or wait (FunctionAnalysis::HandedOn).
+  void markHelperUsed(const ValueSet &VS);
   /// Applies MaxValuesPerLocation, MaxOriginsPerLocation, MaxAssumptionsPerValue.
   void bound(ValueSet &VS);
   void bound(State &S);
@@ -233,7 +235,7 @@ public:
   const clang::FunctionDecl *Function = nullptr;
   /// The class of `*this` in a member function (or a lambda inside one).
   const clang::CXXRecordDecl *ObjectClass = nullptr;
-  std::vector<bool> Used, Escaped; ///< By OriginId.
+  std::vector<bool> Used, Escaped, HelperUsed; ///< By OriginId.
   bool InReportSweep = false;      ///< Uses and escapes count only then.
   unsigned StoredStates = 0;       ///< Block entry states held, over nested runs.
   std::set<const clang::ParmVarDecl *> WrittenParams;

@@ -388,9 +388,17 @@ constexpr RoleKey MethodKeys[] = {
 };
 constexpr const char *PositionKeys[] = {"ConstructorSrcSemParam", "ConstructorDeviceIdParam",
                                         "ConstructorDeviceIdKindParam", "StartPriorityParam",
-                                        "SliceSizeParam"};
+                                        "SliceSizeParam",         "RemoteFactorySendSemParam",
+                                        "RemoteFactoryRecvSemParam", "LocalFactorySemParam",
+                                        "ConstructorDstSemParam"};
 constexpr const char *NameKeys[] = {"DeviceIdType", "DeviceIdKindEnum", "LogicalEnumerator",
                                     "MeshEnumerator", "BufferType", "SliceMethod"};
+
+/// The positions of semaphores, which an API may not have ('-').
+bool isSemaphorePositionKey(llvm::StringRef Key) {
+  return Key == "RemoteFactorySendSemParam" || Key == "RemoteFactoryRecvSemParam" ||
+         Key == "LocalFactorySemParam" || Key == "ConstructorDstSemParam";
+}
 
 unsigned *positionField(ApiModel &M, llvm::StringRef Key) {
   if (Key == "ConstructorSrcSemParam")
@@ -403,6 +411,14 @@ unsigned *positionField(ApiModel &M, llvm::StringRef Key) {
     return &M.StartPriorityParam;
   if (Key == "SliceSizeParam")
     return &M.SliceSizeParam;
+  if (Key == "RemoteFactorySendSemParam")
+    return &M.RemoteSendSemParam;
+  if (Key == "RemoteFactoryRecvSemParam")
+    return &M.RemoteRecvSemParam;
+  if (Key == "LocalFactorySemParam")
+    return &M.LocalSemParam;
+  if (Key == "ConstructorDstSemParam")
+    return &M.CtorDstSemParam;
   return nullptr;
 }
 
@@ -442,8 +458,10 @@ std::map<std::string, std::string> apiModelOptions(const ApiModel &M) {
     Out[Key(R.Key)] = Names.empty() ? NoMethod.str() : joinList(Names);
   }
   ApiModel Copy = M;
-  for (const char *P : PositionKeys)
-    Out[Key(P)] = std::to_string(*positionField(Copy, P));
+  for (const char *P : PositionKeys) {
+    unsigned Position = *positionField(Copy, P);
+    Out[Key(P)] = Position == NoPosition ? NoMethod.str() : std::to_string(Position);
+  }
   for (const char *N : NameKeys)
     Out[Key(N)] = *nameField(Copy, N);
   std::vector<std::string> Uses;
@@ -511,8 +529,12 @@ applyApiOptions(ApiModel &M, const std::map<std::string, std::string> &Options) 
     }
     if (unsigned *Field = positionField(M, Name)) {
       unsigned Position;
-      if (llvm::StringRef(Value).trim().getAsInteger(10, Position) || Position > 64)
-        Fail(Key, "must be a 0-based parameter position, got '" + Value + "'");
+      if (isSemaphorePositionKey(Name) && llvm::StringRef(Value).trim() == NoMethod)
+        *Field = NoPosition;
+      else if (llvm::StringRef(Value).trim().getAsInteger(10, Position) || Position > 64)
+        Fail(Key, "must be a 0-based parameter position" +
+                      std::string(isSemaphorePositionKey(Name) ? " (or '-' for none)" : "") +
+                      ", got '" + Value + "'");
       else
         *Field = Position;
       continue;
@@ -589,6 +611,12 @@ applyApiOptions(ApiModel &M, const std::map<std::string, std::string> &Options) 
   if (M.CtorSrcSemParam == M.CtorDeviceIdParam)
     Fail((ApiOptionPrefix + "ConstructorDeviceIdParam").str(),
          "is the same position as " + ApiOptionPrefix.str() + "ConstructorSrcSemParam");
+  if (M.CtorDstSemParam != NoPosition && M.CtorDstSemParam == M.CtorSrcSemParam)
+    Fail((ApiOptionPrefix + "ConstructorDstSemParam").str(),
+         "is the same position as " + ApiOptionPrefix.str() + "ConstructorSrcSemParam");
+  if (M.RemoteSendSemParam != NoPosition && M.RemoteSendSemParam == M.RemoteRecvSemParam)
+    Fail((ApiOptionPrefix + "RemoteFactoryRecvSemParam").str(),
+         "is the same position as " + ApiOptionPrefix.str() + "RemoteFactorySendSemParam");
   return Errors;
 }
 

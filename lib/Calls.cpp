@@ -197,8 +197,10 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
                    unsigned Index, bool ByValue) {
     ValueSet Held = Locs.empty() ? argumentValues(Arg, S) : heldBelow(Locs, S);
     if (Report) {
-      if (P.MayUse)
+      if (P.MayUse) {
         markUsed(Held);
+        markHelperUsed(Held);
+      }
       if (P.Escapes)
         markEscaped(Held);
       for (const PathRequirement &R : P.RequiresRemote) {

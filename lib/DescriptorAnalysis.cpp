@@ -147,6 +147,10 @@ void Analyzer::run(const FunctionDecl &FD) {
   for (OriginId Id = 0; Id < Out.Origins.size(); ++Id)
     Out.UsedOrEscaped[Id] = (Id < Used.size() && Used[Id]) ||
                             (Id < Escaped.size() && Escaped[Id]) || FoldedAway.count(Id);
+  Out.HandedOn.assign(Out.Origins.size(), false);
+  for (OriginId Id = 0; Id < Out.Origins.size(); ++Id)
+    Out.HandedOn[Id] = (Id < Escaped.size() && Escaped[Id]) ||
+                       (Id < HelperUsed.size() && HelperUsed[Id]) || FoldedAway.count(Id);
 }
 
 FunctionAnalysis analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,

@@ -76,6 +76,16 @@ void Analyzer::markUsed(const ValueSet &VS) {
   }
 }
 
+void Analyzer::markHelperUsed(const ValueSet &VS) {
+  if (!InReportSweep)
+    return;
+  for (const Value &V : VS.values()) {
+    if (HelperUsed.size() <= V.Origin)
+      HelperUsed.resize(V.Origin + 1, false);
+    HelperUsed[V.Origin] = true;
+  }
+}
+
 void Analyzer::markEscaped(const ValueSet &VS) {
   if (!InReportSweep)
     return;

@@ -28,6 +28,25 @@ CheckDescription describeCheck(llvm::StringRef Name) {
               "number of coordinates differs from the most common one. A kernel runs "
               "on one mesh, and each mesh id needs one coordinate per mesh axis "
               "(\"Number of device ids must match the number of mesh axes\")."})
+      .Case("dma-semaphore-race",
+            D{"A wait that may return on the bytes of another slot's copy, still in "
+              "flight on the same semaphore.",
+              "Finds a wait on a local copy's semaphore made while a copy into another "
+              "slot of the same buffer, started before it in the same step (or loop "
+              "iteration) on a semaphore that is provably the same, is still in flight, "
+              "and nothing waits that copy before the step ends. DMA semaphores count "
+              "bytes, so the wait may return on the other copy's bytes before its own "
+              "data has arrived (jax 0e690c1a88, paged attention). Give each buffer "
+              "slot its own semaphore."})
+      .Case("dma-send-never-waited",
+            D{"A remote DMA copy waited with wait_recv() whose send semaphore nothing waits.",
+              "Finds wait_recv() on a copy that is remote on every path while nothing in "
+              "the kernel waits its send semaphore: no wait() or wait_send() of the copy, "
+              "and no wait of a descriptor on a semaphore of the same root that may be "
+              "the same. The send semaphore is then still signalled when the kernel "
+              "exits, which Pallas reports (\"Semaphore ... has non-zero count ... at "
+              "kernel exit\") and hardware crashes on. The fix waits both sides: "
+              "wait()."})
       .Case("dma-shape-mismatch",
             D{"A started or waited DMA copy between slices of different constant sizes.",
               "Finds a copy whose source and target both end in .slice(start, n) with "

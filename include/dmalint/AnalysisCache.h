@@ -13,6 +13,7 @@
 #include "dmalint/DescriptorAnalysis.h"
 #include "dmalint/TypeModel.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <map>
 #include <memory>
 #include <set>
@@ -47,6 +48,11 @@ public:
   /// Records that \p FD uses the API, found by a walk that applied
   /// ApiIndex::isApiUse to the same nodes usedBy would visit.
   void setUsesApi(const clang::FunctionDecl &FD) { UsesApi[&FD] = true; }
+  /// True when code of the translation unit (outside system headers) calls
+  /// \p FD or takes its address: then \p FD is not the whole kernel, and a
+  /// caller may do with what it passes what \p FD does not. One walk of the
+  /// translation unit, the first time it is asked.
+  bool calledInTranslationUnit(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
   /// True the first time \p Check reports at \p Loc.
   bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
   /// The shapes of the translation unit's types under \p Api.
@@ -98,6 +104,7 @@ private:
   std::map<const ApiIndex *, std::unique_ptr<TypeModel>> TypeModels;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
   std::set<std::pair<std::string, unsigned>> Reported;
+  std::unique_ptr<llvm::DenseSet<const clang::FunctionDecl *>> Callees;
 };
 
 } // namespace dmalint

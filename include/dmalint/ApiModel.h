@@ -46,6 +46,9 @@ struct DeviceIdUse {
   unsigned DeviceIdTypeParam;
 };
 
+/// A semaphore position the API does not have (the option's value '-').
+constexpr unsigned NoPosition = ~0u;
+
 /// The mapping from the API's spelling to roles.
 struct ApiModel {
   std::vector<std::string> DescriptorTypes;
@@ -76,6 +79,17 @@ struct ApiModel {
   /// Free functions that copy from a source buffer to a target buffer and
   /// wait for it (start + wait, no descriptor).
   std::vector<std::string> SyncCopyFunctions;
+
+  /// Where a copy names its semaphores (read by the protocol checks): the
+  /// send and receive semaphores among the remote factories' parameters,
+  /// the one semaphore among the local factories', and the destination
+  /// (receive) semaphore among the general constructor's (whose source
+  /// semaphore is at CtorSrcSemParam). NoPosition: the API names none there,
+  /// and the protocol checks judge no copy that needs it.
+  unsigned RemoteSendSemParam = 2;
+  unsigned RemoteRecvSemParam = 3;
+  unsigned LocalSemParam = 2;
+  unsigned CtorDstSemParam = 2;
 
   /// The model of the reference API in <tpu/dma.h>.
   static ApiModel builtin();

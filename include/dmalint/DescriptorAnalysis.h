@@ -214,6 +214,9 @@ struct FunctionAnalysis {
   /// By OriginId: started or waited somewhere (here, or by a helper it is
   /// handed to), escapes aside.
   std::vector<bool> StartedOrWaited;
+  /// By OriginId: escaped, or handed to a helper that may start or wait it:
+  /// what this function does with the copy is then not all that is done.
+  std::vector<bool> HandedOn;
   /// By index into WaitSends: a receive-side wait of the same descriptor may
   /// follow; the function may end (or the wait_send run again) without one.
   std::vector<bool> ReceiveWaitMayFollow, ReceiveWaitMayBeMissing;
@@ -255,6 +258,9 @@ struct FunctionAnalysis {
   llvm::ArrayRef<OriginId> inFlightAt(const DescriptorUse &Use) const {
     return Use.InFlightBefore;
   }
+  /// Whether the copies of \p Id escape or are handed to a helper that may
+  /// start or wait them.
+  bool handedOn(OriginId Id) const { return Id >= HandedOn.size() || HandedOn[Id]; }
   const OriginInfo &origin(OriginId Id) const { return Origins[Id]; }
   Remoteness kindOf(const Value &V) const { return Origins[V.Origin].Kind; }
 };

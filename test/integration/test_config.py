@@ -52,10 +52,12 @@ TPU_KERNEL = textwrap.dedent("""\
     """)
 
 KNOWN_KEYS = ("dma.BufferType, dma.ConstructorDeviceIdKindParam, dma.ConstructorDeviceIdParam, "
+              "dma.ConstructorDstSemParam, "
               "dma.ConstructorSrcSemParam, dma.DescriptorTypes, dma.DeviceIdFunctions, "
               "dma.DeviceIdKindEnum, dma.DeviceIdType, dma.DeviceQueries, dma.IsRemoteMethod, "
-              "dma.LocalFactories, dma.LogicalEnumerator, dma.MeshEnumerator, "
-              "dma.RemoteFactories, dma.SliceMethod, dma.SliceSizeParam, dma.StartMethod, "
+              "dma.LocalFactories, dma.LocalFactorySemParam, dma.LogicalEnumerator, "
+              "dma.MeshEnumerator, dma.RemoteFactories, dma.RemoteFactoryRecvSemParam, "
+              "dma.RemoteFactorySendSemParam, dma.SliceMethod, dma.SliceSizeParam, dma.StartMethod, "
               "dma.StartPriorityParam, dma.StartedLocalFactories, dma.StartedRemoteFactories, "
               "dma.SyncCopyFunctions, dma.WaitMethod, dma.WaitRecvMethod, dma.WaitSendMethod")
 
@@ -301,7 +303,7 @@ class DumpConfig(unittest.TestCase):
             return  # test_dmalint_dump_config shows the model instead.
         with open(ACME_CONFIG) as f:
             want = self.model_keys(f.read())
-        self.assertEqual(len(want), 24)
+        self.assertEqual(len(want), 28)
         got = self.model_keys(self.dump([CLANG_TIDY, "-load=" + PLUGIN]))
         self.assertEqual(got, want)
 
@@ -313,7 +315,7 @@ class DumpConfig(unittest.TestCase):
             got = self.model_keys(self.dump([DMALINT]))  # The same model, from dmalint.
             self.assertEqual(got["dma.StartMethod"], "kick")
             self.assertEqual(got["dma.WaitSendMethod"], "wait_send")
-            self.assertEqual(len(got), 24)
+            self.assertEqual(len(got), 28)
             return
         got = self.model_keys(self.dump([CLANG_TIDY, "-load=" + PLUGIN]))
         self.assertEqual(got["dma.StartMethod"], "kick")
@@ -323,7 +325,7 @@ class DumpConfig(unittest.TestCase):
         self.assertEqual(got["dma.DeviceIdFunctions"],
                          "tpu::make_async_remote_copy:4:5;tpu::async_remote_copy:4:5;"
                          "tpu::semaphore_signal:2:3")
-        self.assertEqual(len(got), 24)
+        self.assertEqual(len(got), 28)
 
     def test_dmalint_dump_config(self):
         shutil.copy(ACME_CONFIG, os.path.join(self.dir, ".clang-tidy"))

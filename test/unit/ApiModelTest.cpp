@@ -117,6 +117,33 @@ TEST(ApiModel, BufferOptionsAreValidatedAndRoundTrip) {
   EXPECT_EQ(Options["dma.SyncCopyFunctions"], "acme::copy;acme::put");
 }
 
+TEST(ApiModel, SemaphorePositionsAreValidatedAndRoundTrip) {
+  ApiModel Model = ApiModel::builtin();
+  auto Errors = dmalint::applyApiOptions(Model, {{"dma.RemoteFactorySendSemParam", "3"}});
+  ASSERT_EQ(Errors.size(), 1u); // The receive semaphore is at 3 too.
+  EXPECT_EQ(Errors[0].Key, "dma.RemoteFactoryRecvSemParam");
+  EXPECT_EQ(Errors[0].Message, "is the same position as dma.RemoteFactorySendSemParam");
+  Model = ApiModel::builtin();
+  Errors = dmalint::applyApiOptions(Model, {{"dma.LocalFactorySemParam", "last"}});
+  ASSERT_EQ(Errors.size(), 1u);
+  EXPECT_EQ(Errors[0].Message,
+            "must be a 0-based parameter position (or '-' for none), got 'last'");
+  EXPECT_EQ(Model.LocalSemParam, 2u);
+  // '-' is only for semaphores: every copy has a start priority position.
+  EXPECT_EQ(dmalint::applyApiOptions(Model, {{"dma.StartPriorityParam", "-"}}).size(), 1u);
+  ApiModel Mine = ApiModel::builtin();
+  EXPECT_TRUE(dmalint::applyApiOptions(Mine, {{"dma.ConstructorDstSemParam", "-"},
+                                              {"dma.RemoteFactorySendSemParam", "5"},
+                                              {"dma.RemoteFactoryRecvSemParam", "4"}})
+                  .empty());
+  EXPECT_EQ(Mine.CtorDstSemParam, dmalint::NoPosition);
+  auto Options = dmalint::apiModelOptions(Mine);
+  EXPECT_EQ(Options["dma.ConstructorDstSemParam"], "-");
+  EXPECT_EQ(Options["dma.RemoteFactorySendSemParam"], "5");
+  EXPECT_EQ(Options["dma.RemoteFactoryRecvSemParam"], "4");
+  EXPECT_EQ(Options["dma.LocalFactorySemParam"], "2");
+}
+
 // The API is matched by qualified name without printing it; the comparison
 // must agree with clang's printed name in every kind of context, and reject
 // a name that differs in any component.

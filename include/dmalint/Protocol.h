@@ -1,0 +1,64 @@
+//===- Protocol.h - What the semaphore protocol checks ask -------*- C++ -*-===//
+//
+// Questions about the semaphores a function's copies signal and wait,
+// answered from its descriptor analysis and the semaphore model
+// (Semaphores.h). Each answer is only what is provable: a semaphore the
+// model cannot name, a copy that leaves the function, or a root the
+// function hands to code it cannot see makes the question unanswered, and
+// nothing is reported.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_PROTOCOL_H
+#define DMALINT_PROTOCOL_H
+
+#include "dmalint/DescriptorAnalysis.h"
+#include "dmalint/Buffers.h"
+#include "dmalint/Semaphores.h"
+#include <vector>
+
+namespace dmalint {
+
+/// A receive-side wait (`wait_recv()`) of copies that are remote on every
+/// path, none of whose send semaphores the function waits anywhere: no
+/// `wait()` or `wait_send()` of the copies, and no wait of any descriptor on
+/// a semaphore of the same root that may be the same (a descriptor rebuilt
+/// to drain it). The send semaphores stay signalled at kernel exit.
+struct SendNeverWaited {
+  const DescriptorUse *WaitRecv = nullptr;
+  llvm::SmallVector<OriginId, 1> Origins;
+  /// The send semaphore of the first origin, as written at its construction.
+  const clang::Expr *SendSemaphore = nullptr;
+};
+
+/// The SendNeverWaited of \p A, the analysis of \p FD. \p CalledHere says
+/// whether a function of the translation unit calls \p FD (then a caller
+/// may wait the semaphores it passes, and a parameter's are not judged).
+std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A,
+                                              const clang::FunctionDecl &FD,
+                                              const clang::ASTContext &Ctx,
+                                              const ApiIndex &Api, bool CalledHere);
+
+/// A receive wait W on semaphore S for one destination, made while a local
+/// copy D started earlier in the same iteration (or the same run of a
+/// function without a loop) on a semaphore that is provably S, into a
+/// provably disjoint part of the same buffer, is still in flight; and no
+/// wait that may take D's bytes follows D's start before the iteration (or
+/// the function) ends. W may return on D's bytes before its own arrived.
+struct SemaphoreRace {
+  const DescriptorUse *Wait = nullptr;
+  OriginId InFlight = 0;
+  const clang::Expr *Start = nullptr;         ///< Where D was started.
+  const clang::Expr *Semaphore = nullptr;     ///< W's semaphore, as written.
+  const clang::Expr *WaitBuffer = nullptr;    ///< W's destination, as written.
+  const clang::Expr *InFlightBuffer = nullptr; ///< D's destination, as written.
+  bool InLoop = false; ///< D was started in a loop (else: in the function's one run).
+};
+
+/// The SemaphoreRace of \p A, the analysis of \p FD.
+std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A,
+                                          const clang::FunctionDecl &FD,
+                                          const clang::ASTContext &Ctx, const ApiIndex &Api);
+
+} // namespace dmalint
+
+#endif // DMALINT_PROTOCOL_H

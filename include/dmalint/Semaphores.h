@@ -1,0 +1,120 @@
+//===- Semaphores.h - Which semaphore an expression names, and whether two are one -*- C++ -*-===//
+//
+// The semaphore model of the protocol checks (checks.md, "Protocol and
+// Mosaic-verifier checks"): a semaphore is a root (a parameter, a local
+// variable, a member or a global) and the index tuple that selects one
+// semaphore of it (`sems[i]`, `sems.at(i, j)`). Two names are the same
+// semaphore, provably different ones, semaphores of different roots, or
+// unknown; a check reports only what is provable, so every doubt answers
+// "unknown".
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_SEMAPHORES_H
+#define DMALINT_SEMAPHORES_H
+
+#include "dmalint/ApiModel.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+
+namespace dmalint {
+
+/// A semaphore as the code names it.
+struct SemaphoreName {
+  /// The variable, parameter or member the semaphore (or its array) is.
+  const clang::ValueDecl *Root = nullptr;
+  /// The indices that select one semaphore of the root, outermost first
+  /// (`sems.at(i, j)`: i, j; `sems[i]`: i). Empty for a scalar root.
+  llvm::SmallVector<const clang::Expr *, 3> Indices;
+  /// The semaphore expression as written (for messages and notes).
+  const clang::Expr *Spelling = nullptr;
+};
+
+/// Where two expressions being compared are evaluated.
+enum class Evaluation {
+  /// Anywhere in the function: a variable declared in a loop takes a new
+  /// value in each iteration, so it is not the same twice.
+  Anywhere,
+  /// In one iteration of the innermost loop around both (or once in a
+  /// function without one): a variable written only by its initialiser
+  /// keeps its value between them.
+  SameIteration,
+};
+
+/// The variables of one function that keep one value from their
+/// initialisation on: never assigned, incremented, bound to a non-const
+/// reference or taken the address of. A local of that kind declared in a
+/// loop still takes a new value in each iteration (see invariantIn).
+class UnwrittenVariables {
+public:
+  UnwrittenVariables(const clang::FunctionDecl &FD, const ApiIndex &Api);
+  /// True when \p V is one of those variables (a parameter or a local of the function).
+  bool unwritten(const clang::VarDecl *V) const;
+  /// True when \p E has the same value wherever it is evaluated in the
+  /// function: constants, unwritten parameters, unwritten locals declared
+  /// outside every loop, and device queries (program_id(0), axis_index("x"))
+  /// of such arguments, combined by side-effect-free operators.
+  bool invariant(const clang::Expr *E, Evaluation Where = Evaluation::Anywhere) const;
+  const clang::FunctionDecl &function() const { return FD; }
+  const ApiIndex &api() const { return Api; }
+
+private:
+  const clang::FunctionDecl &FD;
+  const ApiIndex &Api;
+  llvm::DenseSet<const clang::VarDecl *> Written;
+  llvm::DenseSet<const clang::VarDecl *> InLoop; ///< Declared in the body of a loop.
+};
+
+/// The semaphore \p E (a semaphore argument of a copy, a wait or a signal)
+/// names: through implicit copies, a `std::optional` wrapping (the general
+/// constructor's source semaphore), and unwritten local semaphore variables
+/// (`DmaSemaphore s = sems[slot];`) to what initialised them. Nullopt when it
+/// is none of that (a call's result, a conditional, a written variable).
+std::optional<SemaphoreName> semaphoreName(const clang::Expr *E,
+                                           const UnwrittenVariables &Vars);
+
+/// How two semaphore names relate.
+enum class SemaphoreRelation {
+  Same,          ///< The same root and provably the same indices.
+  Disjoint,      ///< The same root and provably different indices.
+  OtherRoot,     ///< Different roots (two parameters may still be one semaphore).
+  Unknown,
+};
+
+/// How two indices relate.
+enum class IndexRelation { Same, Different, Unknown };
+/// Indices are the same when both are the same constant or the same
+/// invariant expression (UnwrittenVariables::invariant, for \p Where), and
+/// different when they are different constants or an invariant `e` against
+/// `1 - e`, `e ^ 1`, `(e + 1) % 2`, `e == 0 ? 1 : 0`, or `e + c` against
+/// `e + d` (constants c != d).
+IndexRelation compareIndices(const clang::Expr *A, const clang::Expr *B,
+                             const UnwrittenVariables &Vars, const clang::ASTContext &Ctx,
+                             Evaluation Where);
+
+/// B - A, when both are constants or `e + c` of one invariant `e`.
+std::optional<int64_t> constantDifference(const clang::Expr *A, const clang::Expr *B,
+                                          const UnwrittenVariables &Vars,
+                                          const clang::ASTContext &Ctx, Evaluation Where);
+
+/// Compares two semaphore names, index by index (compareIndices).
+SemaphoreRelation compareSemaphores(const SemaphoreName &A, const SemaphoreName &B,
+                                    const UnwrittenVariables &Vars,
+                                    const clang::ASTContext &Ctx,
+                                    Evaluation Where = Evaluation::Anywhere);
+
+/// The semaphores a copy (a factory call or the general constructor) names,
+/// as written at the positions of the API model; null where it names none
+/// (a local copy has no send semaphore) or the position is not written.
+struct CopySemaphores {
+  const clang::Expr *Send = nullptr;
+  const clang::Expr *Receive = nullptr;
+};
+CopySemaphores copySemaphores(const clang::Expr *Copy, const ApiIndex &Api);
+
+} // namespace dmalint
+
+#endif // DMALINT_SEMAPHORES_H

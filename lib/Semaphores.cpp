@@ -1,0 +1,397 @@
+//===- Semaphores.cpp - Semaphore names and how two relate ----------------===//
+#include "dmalint/Semaphores.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/FoldingSet.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+namespace {
+
+/// Finds the variables of a body that may change after their
+/// initialisation: every mention of a variable that is not a plain read
+/// (a load, a copy construction, a const member call on it) may write it.
+class WriteFinder : public RecursiveASTVisitor<WriteFinder> {
+public:
+  llvm::DenseSet<const VarDecl *> Written, InLoop;
+
+  bool TraverseStmt(Stmt *S) {
+    if (!S)
+      return true;
+    bool Loop = isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+    LoopDepth += Loop;
+    bool Result = RecursiveASTVisitor::TraverseStmt(S);
+    LoopDepth -= Loop;
+    return Result;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (LoopDepth > 0)
+      InLoop.insert(V);
+    // A reference bound to it may write through the reference.
+    if (V->getType()->isReferenceType() && !V->getType().getNonReferenceType().isConstQualified())
+      if (const Expr *Init = V->getInit())
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(Init->IgnoreParens()))
+          if (const auto *Target = dyn_cast<VarDecl>(DRE->getDecl()))
+            Written.insert(Target);
+    return true;
+  }
+  bool VisitImplicitCastExpr(ImplicitCastExpr *ICE) {
+    if (ICE->getCastKind() == CK_LValueToRValue)
+      markRead(ICE->getSubExpr());
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (Ctor->isCopyConstructor() && CE->getNumArgs() >= 1 &&
+        Ctor->getParamDecl(0)->getType().getNonReferenceType().isConstQualified())
+      markRead(CE->getArg(0));
+    return true;
+  }
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    if (const CXXMethodDecl *MD = MC->getMethodDecl(); MD && MD->isConst())
+      markRead(MC->getImplicitObjectArgument());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
+    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+        MD && MD->isConst() && OC->getNumArgs() >= 1)
+      markRead(OC->getArg(0));
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      Mentions.push_back({DRE, V});
+    return true;
+  }
+
+  void finish() {
+    for (auto &[DRE, V] : Mentions)
+      if (!Reads.contains(DRE))
+        Written.insert(V);
+  }
+
+private:
+  void markRead(const Expr *E) {
+    E = E->IgnoreParens();
+    while (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+      if (ICE->getCastKind() != CK_NoOp)
+        break;
+      E = ICE->getSubExpr()->IgnoreParens();
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      Reads.insert(DRE);
+  }
+
+  unsigned LoopDepth = 0;
+  llvm::DenseSet<const DeclRefExpr *> Reads;
+  std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> Mentions;
+};
+
+const Expr *bare(const Expr *E) {
+  if (const auto *DA = dyn_cast_or_null<CXXDefaultArgExpr>(E))
+    E = DA->getExpr();
+  return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  llvm::FoldingSetNodeID IA, IB;
+  bare(A)->Profile(IA, Ctx, /*Canonical=*/true);
+  bare(B)->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+/// \p E as `base + offset` with a constant offset (`i`, `i + 2`, `i - 1`,
+/// `1 + i`); the base is null for a constant.
+struct Affine {
+  const Expr *Base = nullptr;
+  int64_t Offset = 0;
+};
+std::optional<Affine> affine(const Expr *E, const ASTContext &Ctx) {
+  E = bare(E);
+  if (std::optional<int64_t> C = constantInt(E, Ctx))
+    return Affine{nullptr, *C};
+  if (const auto *BO = dyn_cast<BinaryOperator>(E);
+      BO && (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)) {
+    std::optional<int64_t> R = constantInt(BO->getRHS(), Ctx);
+    if (R && *R > INT32_MIN && *R < INT32_MAX)
+      return Affine{bare(BO->getLHS()), BO->getOpcode() == BO_Add ? *R : -*R};
+    std::optional<int64_t> L = constantInt(BO->getLHS(), Ctx);
+    if (L && *L > INT32_MIN && *L < INT32_MAX && BO->getOpcode() == BO_Add)
+      return Affine{bare(BO->getRHS()), *L};
+  }
+  return Affine{E, 0};
+}
+
+bool isConstant(const Expr *E, int64_t Value, const ASTContext &Ctx) {
+  std::optional<int64_t> C = constantInt(E, Ctx);
+  return C && *C == Value;
+}
+
+/// True when \p F is one of the spellings of "the other slot" of \p E:
+/// `1 - e`, `e ^ 1`, `1 ^ e`, `(e + 1) % 2`, `e == 0 ? 1 : 0`.
+bool isOtherSlot(const Expr *E, const Expr *F, const ASTContext &Ctx) {
+  F = bare(F);
+  auto Same = [&](const Expr *X) { return sameExpression(E, X, Ctx); };
+  if (const auto *BO = dyn_cast<BinaryOperator>(F)) {
+    switch (BO->getOpcode()) {
+    case BO_Sub:
+      return isConstant(BO->getLHS(), 1, Ctx) && Same(BO->getRHS());
+    case BO_Xor:
+      return (isConstant(BO->getRHS(), 1, Ctx) && Same(BO->getLHS())) ||
+             (isConstant(BO->getLHS(), 1, Ctx) && Same(BO->getRHS()));
+    case BO_Rem: {
+      if (!isConstant(BO->getRHS(), 2, Ctx))
+        return false;
+      std::optional<Affine> Sum = affine(BO->getLHS(), Ctx);
+      return Sum && Sum->Base && Sum->Offset == 1 && Same(Sum->Base);
+    }
+    default:
+      return false;
+    }
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(F)) {
+    const auto *Cond = dyn_cast<BinaryOperator>(bare(CO->getCond()));
+    if (!Cond || Cond->getOpcode() != BO_EQ || !isConstant(CO->getTrueExpr(), 1, Ctx) ||
+        !isConstant(CO->getFalseExpr(), 0, Ctx))
+      return false;
+    return (isConstant(Cond->getRHS(), 0, Ctx) && Same(Cond->getLHS())) ||
+           (isConstant(Cond->getLHS(), 0, Ctx) && Same(Cond->getRHS()));
+  }
+  return false;
+}
+
+const ValueDecl *canonical(const ValueDecl *D) {
+  return D ? cast<ValueDecl>(D->getCanonicalDecl()) : nullptr;
+}
+
+std::optional<SemaphoreName> nameOf(const Expr *E, const UnwrittenVariables &Vars,
+                                    unsigned Depth) {
+  if (!E || Depth > 8)
+    return std::nullopt;
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+    return nameOf(DA->getExpr(), Vars, Depth + 1);
+  const Expr *Inner = stripWrappers(E);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Inner)) {
+    // A copy of a semaphore, or a std::optional holding one.
+    bool Copy = CE->getConstructor()->isCopyOrMoveConstructor();
+    if (CE->getNumArgs() == 1 && (Copy || isStdOptional(CE->getType())))
+      return nameOf(CE->getArg(0), Vars, Depth + 1);
+    return std::nullopt;
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Inner)) {
+    if (OC->getOperator() != OO_Subscript || OC->getNumArgs() != 2)
+      return std::nullopt;
+    std::optional<SemaphoreName> Base = nameOf(OC->getArg(0), Vars, Depth + 1);
+    if (Base)
+      Base->Indices.push_back(OC->getArg(1));
+    return Base;
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Inner)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || MD->getName() != "at" || MC->getNumArgs() == 0)
+      return std::nullopt;
+    std::optional<SemaphoreName> Base =
+        nameOf(MC->getImplicitObjectArgument(), Vars, Depth + 1);
+    if (Base)
+      for (const Expr *Arg : MC->arguments())
+        Base->Indices.push_back(Arg);
+    return Base;
+  }
+  if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(Inner)) {
+    std::optional<SemaphoreName> Base = nameOf(ASE->getBase(), Vars, Depth + 1);
+    if (Base)
+      Base->Indices.push_back(ASE->getIdx());
+    return Base;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(Inner)) {
+    // A member of the object a member function runs on; members of other
+    // objects would make two objects one root.
+    if (!isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) ||
+        !isa<FieldDecl>(ME->getMemberDecl()))
+      return std::nullopt;
+    SemaphoreName N;
+    N.Root = canonical(ME->getMemberDecl());
+    return N;
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Inner)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V)
+      return std::nullopt;
+    // A local copy of (or reference to) a semaphore: what initialised it.
+    if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() && Vars.unwritten(V) &&
+        !V->getType()->isArrayType())
+      if (std::optional<SemaphoreName> Init = nameOf(V->getInit(), Vars, Depth + 1))
+        return Init;
+    SemaphoreName N;
+    N.Root = canonical(V);
+    return N;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariables &Vars,
+                             const ASTContext &Ctx, Evaluation Where) {
+  std::optional<int64_t> CA = constantInt(A, Ctx), CB = constantInt(B, Ctx);
+  if (CA && CB)
+    return *CA == *CB ? IndexRelation::Same : IndexRelation::Different;
+  // A variable may hold another value where the other index is evaluated.
+  if (!Vars.invariant(A, Where) || !Vars.invariant(B, Where))
+    return IndexRelation::Unknown;
+  std::optional<Affine> FA = affine(A, Ctx), FB = affine(B, Ctx);
+  if (FA && FB && FA->Base && FB->Base && sameExpression(FA->Base, FB->Base, Ctx))
+    return FA->Offset == FB->Offset ? IndexRelation::Same : IndexRelation::Different;
+  if (sameExpression(A, B, Ctx))
+    return IndexRelation::Same;
+  if (isOtherSlot(A, B, Ctx) || isOtherSlot(B, A, Ctx))
+    return IndexRelation::Different;
+  return IndexRelation::Unknown;
+}
+
+std::optional<int64_t> constantDifference(const Expr *A, const Expr *B,
+                                          const UnwrittenVariables &Vars, const ASTContext &Ctx,
+                                          Evaluation Where) {
+  std::optional<Affine> FA = affine(A, Ctx), FB = affine(B, Ctx);
+  if (!FA || !FB)
+    return std::nullopt;
+  if (!FA->Base && !FB->Base)
+    return FB->Offset - FA->Offset;
+  if (!FA->Base || !FB->Base || !Vars.invariant(FA->Base, Where) ||
+      !sameExpression(FA->Base, FB->Base, Ctx))
+    return std::nullopt;
+  return FB->Offset - FA->Offset;
+}
+
+UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &Api)
+    : FD(FD), Api(Api) {
+  WriteFinder Finder;
+  if (Stmt *Body = FD.getBody())
+    Finder.TraverseStmt(Body);
+  Finder.finish();
+  Written = std::move(Finder.Written);
+  InLoop = std::move(Finder.InLoop);
+}
+
+bool UnwrittenVariables::unwritten(const VarDecl *V) const {
+  if (!V || V->getDeclContext() != &FD || V->getType().isVolatileQualified())
+    return false;
+  return !Written.contains(V);
+}
+
+bool UnwrittenVariables::invariant(const Expr *E, Evaluation Where) const {
+  E = bare(E);
+  if (!E)
+    return false;
+  if (isa<IntegerLiteral, CharacterLiteral, CXXBoolLiteralExpr, StringLiteral>(E))
+    return true;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<EnumConstantDecl>(DRE->getDecl()))
+      return true;
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V)
+      return false;
+    if (V->getType().isConstQualified() && V->hasGlobalStorage() && V->getInit())
+      return true;
+    return unwritten(V) && (Where == Evaluation::SameIteration || !InLoop.contains(V)) &&
+           !V->getType()->isReferenceType();
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    switch (UO->getOpcode()) {
+    case UO_Minus:
+    case UO_Plus:
+    case UO_Not:
+    case UO_LNot:
+      return invariant(UO->getSubExpr(), Where);
+    default:
+      return false;
+    }
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E))
+    return !BO->isAssignmentOp() && BO->getOpcode() != BO_Comma &&
+           invariant(BO->getLHS(), Where) && invariant(BO->getRHS(), Where);
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+    return invariant(CO->getCond(), Where) && invariant(CO->getTrueExpr(), Where) &&
+           invariant(CO->getFalseExpr(), Where);
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || Api.roleOf(Callee) != ApiRole::DeviceQuery)
+      return false;
+    for (const Expr *Arg : Call->arguments())
+      if (!invariant(Arg, Where))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+std::optional<SemaphoreName> semaphoreName(const Expr *E, const UnwrittenVariables &Vars) {
+  std::optional<SemaphoreName> N = nameOf(E, Vars, 0);
+  if (N) {
+    N->Spelling = E;
+    if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+      N->Spelling = DA->getExpr();
+  }
+  return N;
+}
+
+SemaphoreRelation compareSemaphores(const SemaphoreName &A, const SemaphoreName &B,
+                                    const UnwrittenVariables &Vars, const ASTContext &Ctx,
+                                    Evaluation Where) {
+  if (A.Root != B.Root)
+    return SemaphoreRelation::OtherRoot;
+  if (A.Indices.size() != B.Indices.size())
+    return SemaphoreRelation::Unknown;
+  bool AllSame = true;
+  for (size_t I = 0; I < A.Indices.size(); ++I)
+    switch (compareIndices(A.Indices[I], B.Indices[I], Vars, Ctx, Where)) {
+    case IndexRelation::Different:
+      return SemaphoreRelation::Disjoint;
+    case IndexRelation::Unknown:
+      AllSame = false;
+      break;
+    case IndexRelation::Same:
+      break;
+    }
+  return AllSame ? SemaphoreRelation::Same : SemaphoreRelation::Unknown;
+}
+
+CopySemaphores copySemaphores(const Expr *Copy, const ApiIndex &Api) {
+  CopySemaphores Out;
+  if (!Copy)
+    return Out;
+  const ApiModel &M = Api.model();
+  llvm::SmallVector<const Expr *, 8> Args = callArguments(Copy);
+  auto At = [&](unsigned I) -> const Expr * { return I < Args.size() ? Args[I] : nullptr; };
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Copy)) {
+    if (!Api.isDescriptorConstructor(CE->getConstructor()))
+      return Out;
+    Out.Receive = At(M.CtorDstSemParam);
+    if (argumentEngagement(Args, M.CtorSrcSemParam) == Engagement::Engaged)
+      Out.Send = At(M.CtorSrcSemParam);
+    return Out;
+  }
+  const auto *Call = dyn_cast<CallExpr>(Copy);
+  if (!Call)
+    return Out;
+  switch (Api.roleOf(Call->getDirectCallee())) {
+  case ApiRole::RemoteFactory:
+  case ApiRole::StartedRemoteFactory:
+    Out.Send = At(M.RemoteSendSemParam);
+    Out.Receive = At(M.RemoteRecvSemParam);
+    break;
+  case ApiRole::LocalFactory:
+  case ApiRole::StartedLocalFactory:
+    Out.Receive = At(M.LocalSemParam);
+    break;
+  default:
+    break;
+  }
+  return Out;
+}
+
+} // namespace dmalint

@@ -1,0 +1,145 @@
+//===- SemaphoresTest.cpp - Semaphore names and how two relate ------------===//
+#include "TestAst.h"
+#include "dmalint/Semaphores.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using dmalint::SemaphoreRelation;
+
+namespace {
+
+const dmalint::ApiIndex &api() {
+  static dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
+  return Index;
+}
+
+/// How the semaphores of the first two `make_async_copy` calls of \p Body
+/// (inside `k`) relate.
+struct Compared {
+  std::unique_ptr<ASTUnit> AST;
+  std::optional<dmalint::SemaphoreName> First, Second;
+  SemaphoreRelation Relation = SemaphoreRelation::Unknown;
+};
+Compared compare(const std::string &Body) {
+  Compared C;
+  C.AST = dmalint::test::parseKernel(
+      "void k(Ref<float> a, SemaphoreArray<DmaSemaphore> s, SemaphoreArray<DmaSemaphore> t, "
+      "DmaSemaphore one, int slot, int n) {\n" +
+      Body + "\n}");
+  ASTContext &Ctx = C.AST->getASTContext();
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*C.AST, functionDecl(hasName("k")));
+  auto Copies = match(callExpr(callee(functionDecl(hasName("make_async_copy")))).bind("c"), Ctx);
+  EXPECT_GE(Copies.size(), 2u);
+  if (!K || Copies.size() < 2)
+    return C;
+  std::vector<const CallExpr *> Calls;
+  for (auto &N : Copies)
+    Calls.push_back(N.getNodeAs<CallExpr>("c"));
+  llvm::sort(Calls, [&](const CallExpr *A, const CallExpr *B) {
+    return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  dmalint::UnwrittenVariables Vars(*K, api());
+  C.First = dmalint::semaphoreName(dmalint::copySemaphores(Calls[0], api()).Receive, Vars);
+  C.Second = dmalint::semaphoreName(dmalint::copySemaphores(Calls[1], api()).Receive, Vars);
+  EXPECT_TRUE(C.First && C.Second);
+  if (C.First && C.Second)
+    C.Relation = dmalint::compareSemaphores(*C.First, *C.Second, Vars, Ctx);
+  return C;
+}
+
+SemaphoreRelation relation(const std::string &A, const std::string &B) {
+  return compare("make_async_copy(a, a, " + A + ").wait();\nmake_async_copy(a, a, " + B +
+                 ").wait();")
+      .Relation;
+}
+
+TEST(Semaphores, ConstantIndices) {
+  EXPECT_EQ(relation("s[0]", "s[0]"), SemaphoreRelation::Same);
+  EXPECT_EQ(relation("s[0]", "s[1]"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(relation("s.at(1)", "s[1]"), SemaphoreRelation::Same);
+  EXPECT_EQ(relation("s.at(0, 1)", "s.at(0, 2)"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(relation("one", "one"), SemaphoreRelation::Same);
+}
+
+TEST(Semaphores, DifferentRootsAreNeitherSameNorDisjoint) {
+  EXPECT_EQ(relation("s[0]", "t[0]"), SemaphoreRelation::OtherRoot);
+  EXPECT_EQ(relation("s[0]", "one"), SemaphoreRelation::OtherRoot);
+}
+
+TEST(Semaphores, TheOtherSlotOfAnInvariantIndex) {
+  for (const char *Other : {"s[1 - slot]", "s[slot ^ 1]", "s[1 ^ slot]", "s[(slot + 1) % 2]",
+                            "s[slot == 0 ? 1 : 0]", "s[slot + 1]", "s[slot - 3]"})
+    EXPECT_EQ(relation("s[slot]", Other), SemaphoreRelation::Disjoint) << Other;
+  EXPECT_EQ(relation("s[slot]", "s[slot]"), SemaphoreRelation::Same);
+  EXPECT_EQ(relation("s[slot + 1]", "s[1 + slot]"), SemaphoreRelation::Same);
+  EXPECT_EQ(relation("s[program_id(0)]", "s[1 - program_id(0)]"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(relation("s.at(0, slot)", "s.at(0, 1 - slot)"), SemaphoreRelation::Disjoint);
+}
+
+TEST(Semaphores, UnrelatedOrChangingIndicesAreUnknown) {
+  EXPECT_EQ(relation("s[slot]", "s[n]"), SemaphoreRelation::Unknown);
+  EXPECT_EQ(relation("s[slot]", "s[slot * 2]"), SemaphoreRelation::Unknown);
+  EXPECT_EQ(relation("s.at(0)", "s.at(0, 0)"), SemaphoreRelation::Unknown);
+  // A loop variable changes between the two.
+  EXPECT_EQ(compare("for (int i = 0; i < n; ++i) {\n"
+                    "  make_async_copy(a, a, s[i]).wait();\n"
+                    "  make_async_copy(a, a, s[1 - i]).wait();\n}")
+                .Relation,
+            SemaphoreRelation::Unknown);
+  // So does a constant declared in a loop, from one iteration to the next.
+  EXPECT_EQ(compare("for (int i = 0; i < n; ++i) {\n  const int j = i % 2;\n"
+                    "  make_async_copy(a, a, s[j]).wait();\n"
+                    "  make_async_copy(a, a, s[1 - j]).wait();\n}")
+                .Relation,
+            SemaphoreRelation::Unknown);
+  // A parameter the function writes.
+  EXPECT_EQ(compare("make_async_copy(a, a, s[slot]).wait();\nslot += 1;\n"
+                    "make_async_copy(a, a, s[1 - slot]).wait();")
+                .Relation,
+            SemaphoreRelation::Unknown);
+}
+
+TEST(Semaphores, LocalSemaphoreVariablesNameWhatInitialisedThem) {
+  Compared C = compare("DmaSemaphore x = s[0];\nconst auto &y = s;\n"
+                       "make_async_copy(a, a, x).wait();\nmake_async_copy(a, a, y[0]).wait();");
+  EXPECT_EQ(C.Relation, SemaphoreRelation::Same);
+  // One that is assigned is a root of its own.
+  C = compare("DmaSemaphore x = s[0];\nx = s[1];\n"
+              "make_async_copy(a, a, x).wait();\nmake_async_copy(a, a, s[0]).wait();");
+  EXPECT_EQ(C.Relation, SemaphoreRelation::OtherRoot);
+  ASSERT_TRUE(C.First);
+  EXPECT_EQ(C.First->Root->getName(), "x");
+}
+
+TEST(Semaphores, CopySemaphoresFollowTheModelsPositions) {
+  auto AST = dmalint::test::parseKernel(
+      "void k(Ref<float> a, DmaSemaphore r, DmaSemaphore snd, int p) {\n"
+      "  AsyncCopyDescriptor general(a, a, r, snd, DeviceId(p));\n"
+      "  AsyncCopyDescriptor local(a, a, r);\n"
+      "  make_async_remote_copy(a, a, snd, r, DeviceId(p)).start();\n}");
+  dmalint::UnwrittenVariables Vars(
+      *dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k"))), api());
+  auto Name = [&](const Expr *E) {
+    std::optional<dmalint::SemaphoreName> N = E ? dmalint::semaphoreName(E, Vars) : std::nullopt;
+    return N && N->Indices.empty() ? N->Root->getName().str() : std::string("(other)");
+  };
+  const auto *General = dmalint::test::findOne<CXXConstructExpr>(
+      *AST, cxxConstructExpr(argumentCountIs(6), hasAncestor(varDecl(hasName("general")))));
+  ASSERT_TRUE(General);
+  dmalint::CopySemaphores G = dmalint::copySemaphores(General, api());
+  EXPECT_EQ(Name(G.Receive), "r");
+  // Inside the std::optional it is passed as.
+  EXPECT_EQ(Name(G.Send), "snd");
+  const auto *Local = dmalint::test::findOne<CXXConstructExpr>(
+      *AST, cxxConstructExpr(argumentCountIs(6), hasAncestor(varDecl(hasName("local")))));
+  ASSERT_TRUE(Local);
+  EXPECT_EQ(dmalint::copySemaphores(Local, api()).Send, nullptr); // Not engaged: local.
+  const auto *Remote = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("make_async_remote_copy")))));
+  ASSERT_TRUE(Remote);
+  dmalint::CopySemaphores R = dmalint::copySemaphores(Remote, api());
+  EXPECT_EQ(Name(R.Send), "snd");
+  EXPECT_EQ(Name(R.Receive), "r");
+}
+
+} // namespace

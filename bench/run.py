@@ -57,7 +57,8 @@ BEGIN = "<!-- BEGIN bench/run results (generated from bench/results/*.json: edit
 END = "<!-- END bench/run results -->"
 SECTIONS = ("overhead", "peer", "scaling", "worklimit")
 DATAFLOW_CHECKS = ("dma-wait-send-on-local-copy", "dma-start-priority",
-                   "dma-src-sem-device-id-mismatch", "dma-unused-descriptor")
+                   "dma-src-sem-device-id-mismatch", "dma-unused-descriptor",
+                   "dma-shape-mismatch", "dma-semaphore-race", "dma-send-never-waited")
 FLOOR_CHECK = "readability-braces-around-statements"
 PEER_CHECK = "bugprone-unchecked-optional-access"
 DMA_PEER_CHECK = "dma-wait-send-on-local-copy"

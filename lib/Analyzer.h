@@ -141,6 +141,8 @@ public:
   void lifecycle(const LocationList &Locs, const ValueSet &Values, LifeEvent E, State &S);
   void recordUse(std::vector<DescriptorUse> &Uses, const clang::CXXMemberCallExpr *Call,
                  const ValueSet &Values, const State &S);
+  /// Sets \p ByOrigin for the origins of \p VS (in the report sweep only).
+  void mark(std::vector<bool> &ByOrigin, const ValueSet &VS) const;
   void markUsed(const ValueSet &VS);
   void markEscaped(const ValueSet &VS);
   /// Marks what a helper may start or wait (FunctionAnalysis::HandedOn).

@@ -42,26 +42,14 @@ std::optional<BufferName> nameOf(const Expr *E, const ApiIndex &Api,
       Base->Steps.push_back(Step);
     return Base;
   }
-  if (const auto *ME = dyn_cast<MemberExpr>(Inner)) {
-    if (!isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) ||
-        !isa<FieldDecl>(ME->getMemberDecl()))
-      return std::nullopt;
-    BufferName N;
-    N.Root = cast<ValueDecl>(ME->getMemberDecl()->getCanonicalDecl());
-    return N;
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(Inner)) {
-    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!V)
-      return std::nullopt;
-    if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() && Vars.unwritten(V))
-      if (std::optional<BufferName> Init = nameOf(V->getInit(), Api, Vars, Depth + 1))
-        return Init;
-    BufferName N;
-    N.Root = cast<ValueDecl>(V->getCanonicalDecl());
-    return N;
-  }
-  return std::nullopt;
+  std::optional<NameRoot> Root = nameRoot(Inner, Vars);
+  if (!Root)
+    return std::nullopt;
+  if (Root->Init)
+    return nameOf(Root->Init, Api, Vars, Depth + 1);
+  BufferName N;
+  N.Root = Root->Root;
+  return N;
 }
 
 } // namespace

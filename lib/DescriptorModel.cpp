@@ -66,35 +66,19 @@ Value Analyzer::foldedValue(Remoteness Kind) {
   return internOrigin(FoldedIds, Kind, Out, O);
 }
 
-void Analyzer::markUsed(const ValueSet &VS) {
+void Analyzer::mark(std::vector<bool> &ByOrigin, const ValueSet &VS) const {
   if (!InReportSweep)
     return;
   for (const Value &V : VS.values()) {
-    if (Used.size() <= V.Origin)
-      Used.resize(V.Origin + 1, false);
-    Used[V.Origin] = true;
+    if (ByOrigin.size() <= V.Origin)
+      ByOrigin.resize(V.Origin + 1, false);
+    ByOrigin[V.Origin] = true;
   }
 }
 
-void Analyzer::markHelperUsed(const ValueSet &VS) {
-  if (!InReportSweep)
-    return;
-  for (const Value &V : VS.values()) {
-    if (HelperUsed.size() <= V.Origin)
-      HelperUsed.resize(V.Origin + 1, false);
-    HelperUsed[V.Origin] = true;
-  }
-}
-
-void Analyzer::markEscaped(const ValueSet &VS) {
-  if (!InReportSweep)
-    return;
-  for (const Value &V : VS.values()) {
-    if (Escaped.size() <= V.Origin)
-      Escaped.resize(V.Origin + 1, false);
-    Escaped[V.Origin] = true;
-  }
-}
+void Analyzer::markUsed(const ValueSet &VS) { mark(Used, VS); }
+void Analyzer::markHelperUsed(const ValueSet &VS) { mark(HelperUsed, VS); }
+void Analyzer::markEscaped(const ValueSet &VS) { mark(Escaped, VS); }
 
 // ------------------------------------------------------------------ bounds ---
 

@@ -207,33 +207,38 @@ std::optional<SemaphoreName> nameOf(const Expr *E, const UnwrittenVariables &Var
       Base->Indices.push_back(ASE->getIdx());
     return Base;
   }
+  std::optional<NameRoot> Root = nameRoot(Inner, Vars);
+  if (!Root)
+    return std::nullopt;
+  if (Root->Init)
+    return nameOf(Root->Init, Vars, Depth + 1);
+  SemaphoreName N;
+  N.Root = Root->Root;
+  return N;
+}
+
+} // namespace
+
+std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Vars) {
   if (const auto *ME = dyn_cast<MemberExpr>(Inner)) {
     // A member of the object a member function runs on; members of other
     // objects would make two objects one root.
     if (!isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) ||
         !isa<FieldDecl>(ME->getMemberDecl()))
       return std::nullopt;
-    SemaphoreName N;
-    N.Root = canonical(ME->getMemberDecl());
-    return N;
+    return NameRoot{canonical(ME->getMemberDecl()), nullptr};
   }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(Inner)) {
-    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!V)
-      return std::nullopt;
-    // A local copy of (or reference to) a semaphore: what initialised it.
-    if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() && Vars.unwritten(V) &&
-        !V->getType()->isArrayType())
-      if (std::optional<SemaphoreName> Init = nameOf(V->getInit(), Vars, Depth + 1))
-        return Init;
-    SemaphoreName N;
-    N.Root = canonical(V);
-    return N;
-  }
-  return std::nullopt;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Inner);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V)
+    return std::nullopt;
+  // A local copy of (or reference to) a semaphore or buffer: what
+  // initialised it.
+  if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() && Vars.unwritten(V) &&
+      !V->getType()->isArrayType())
+    return NameRoot{nullptr, V->getInit()};
+  return NameRoot{canonical(V), nullptr};
 }
-
-} // namespace
 
 IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariables &Vars,
                              const ASTContext &Ctx, Evaluation Where) {

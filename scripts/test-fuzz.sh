@@ -7,6 +7,10 @@
 # that caused it is kept under build-fuzz/fuzz-artifacts/.
 #
 #   FUZZ_SECONDS=600 scripts/test-fuzz.sh      # longer
+#   FUZZ_USE_BUILD=build-sanitize scripts/test-fuzz.sh
+#                                              # the targets of a build already
+#                                              # configured with DMALINT_FUZZ=ON
+#                                              # (scripts/test-sanitized.sh's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 major="${DMALINT_LLVM_MAJOR:-19}"
@@ -21,11 +25,19 @@ source scripts/install-missing.sh
 install_missing test-fuzz "${packages[@]}"
 
 start=$(date +%s)
-# -O1 and line tables only: the build is most of this script's time.
-cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR="$major" \
-      -DCMAKE_CXX_COMPILER="clang++-$major" -DDMALINT_FUZZ=ON -DDMALINT_BUILD_TESTS=OFF \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-      >/dev/null
+if [ -n "${FUZZ_USE_BUILD:-}" ]; then
+  build_dir="$FUZZ_USE_BUILD"
+  if ! grep -qx 'DMALINT_FUZZ:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+    echo "test-fuzz: FUZZ_USE_BUILD=$build_dir is not a build configured with DMALINT_FUZZ=ON" >&2
+    exit 2
+  fi
+else
+  # -O1 and line tables only: the build is most of this script's time.
+  cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR="$major" \
+        -DCMAKE_CXX_COMPILER="clang++-$major" -DDMALINT_FUZZ=ON -DDMALINT_BUILD_TESTS=OFF \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+        >/dev/null
+fi
 cmake --build "$build_dir" --target fuzz-snippet fuzz-config
 built=$(date +%s)
 echo "test-fuzz: built in $((built - start)) s"

@@ -68,6 +68,16 @@ private:
   llvm::DenseSet<const clang::VarDecl *> InLoop; ///< Declared in the body of a loop.
 };
 
+/// What the root of a semaphore or buffer name \p Inner (a DeclRefExpr or a
+/// member of `*this`, wrappers stripped) is: the variable or member itself,
+/// or, for a local variable never written after its initialisation, that
+/// initialiser (Init), which names what the variable copies or refers to.
+struct NameRoot {
+  const clang::ValueDecl *Root = nullptr;
+  const clang::Expr *Init = nullptr;
+};
+std::optional<NameRoot> nameRoot(const clang::Expr *Inner, const UnwrittenVariables &Vars);
+
 /// The semaphore \p E (a semaphore argument of a copy, a wait or a signal)
 /// names: through implicit copies, a `std::optional` wrapping (the general
 /// constructor's source semaphore), and unwritten local semaphore variables

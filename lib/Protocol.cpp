@@ -292,29 +292,22 @@ const Expr *bareCondition(const Expr *E, bool &Positive) {
   return E;
 }
 
-bool sameCondition(const Expr *A, const Expr *B, const ASTContext &Ctx) {
-  llvm::FoldingSetNodeID IA, IB;
-  A->Profile(IA, Ctx, true);
-  B->Profile(IB, Ctx, true);
-  return IA == IB;
-}
-
 /// True when the conditions \p A (taken when \p PA) and \p B (when \p PB)
 /// cannot both hold: `c` and `!c`, `e == c1` and `e == c2` (c1 != c2),
 /// `x < y` and `x >= y`.
 bool complementary(const Expr *A, bool PA, const Expr *B, bool PB, const ASTContext &Ctx) {
   A = bareCondition(A, PA);
   B = bareCondition(B, PB);
-  if (sameCondition(A, B, Ctx))
+  if (sameExpression(A, B, Ctx))
     return PA != PB;
   const auto *BA = dyn_cast<BinaryOperator>(A), *BB = dyn_cast<BinaryOperator>(B);
-  if (!BA || !BB || !PA || !PB || !sameCondition(BA->getLHS(), BB->getLHS(), Ctx))
+  if (!BA || !BB || !PA || !PB || !sameExpression(BA->getLHS(), BB->getLHS(), Ctx))
     return false;
   if (BA->getOpcode() == BO_EQ && BB->getOpcode() == BO_EQ) {
     std::optional<int64_t> CA = constantInt(BA->getRHS(), Ctx), CB = constantInt(BB->getRHS(), Ctx);
     return CA && CB && *CA != *CB;
   }
-  if (!sameCondition(BA->getRHS(), BB->getRHS(), Ctx))
+  if (!sameExpression(BA->getRHS(), BB->getRHS(), Ctx))
     return false;
   auto Opposite = [](BinaryOperatorKind X, BinaryOperatorKind Y) {
     return (X == BO_LT && Y == BO_GE) || (X == BO_GE && Y == BO_LT) ||

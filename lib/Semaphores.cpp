@@ -97,13 +97,6 @@ const Expr *bare(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
 }
 
-bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
-  llvm::FoldingSetNodeID IA, IB;
-  bare(A)->Profile(IA, Ctx, /*Canonical=*/true);
-  bare(B)->Profile(IB, Ctx, /*Canonical=*/true);
-  return IA == IB;
-}
-
 /// \p E as `base + offset` with a constant offset (`i`, `i + 2`, `i - 1`,
 /// `1 + i`); the base is null for a constant.
 struct Affine {
@@ -238,6 +231,13 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
       !V->getType()->isArrayType())
     return NameRoot{nullptr, V->getInit()};
   return NameRoot{canonical(V), nullptr};
+}
+
+bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  llvm::FoldingSetNodeID IA, IB;
+  bare(A)->Profile(IA, Ctx, /*Canonical=*/true);
+  bare(B)->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
 }
 
 IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariables &Vars,

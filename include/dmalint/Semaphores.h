@@ -94,6 +94,10 @@ enum class SemaphoreRelation {
   Unknown,
 };
 
+/// True when \p A and \p B are the same expression (parentheses and
+/// implicit casts aside), as clang's canonical profile of each says.
+bool sameExpression(const clang::Expr *A, const clang::Expr *B, const clang::ASTContext &Ctx);
+
 /// How two indices relate.
 enum class IndexRelation { Same, Different, Unknown };
 /// Indices are the same when both are the same constant or the same

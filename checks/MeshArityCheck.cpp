@@ -61,8 +61,13 @@ void MeshArityCheck::onEndOfTranslationUnit() {
   std::set<unsigned> Reported;
   for (const FunctionDecl *Function : Functions) {
     std::vector<MeshId> &Found = Ids[Function];
-    llvm::stable_sort(Found, [&](const MeshId &A, const MeshId &B) {
-      return SM->isBeforeInTranslationUnit(A.At, B.At);
+    // Ids at one spelling (instantiations of one template) are alike but for
+    // their count; ordering by it too makes the order total without
+    // stable_sort, whose libstdc++ 12 buffer clang flags as deprecated.
+    llvm::sort(Found, [&](const MeshId &A, const MeshId &B) {
+      if (A.At != B.At)
+        return SM->isBeforeInTranslationUnit(A.At, B.At);
+      return A.Coordinates < B.Coordinates;
     });
     std::map<unsigned, unsigned> Uses; // Coordinates -> how many ids have them.
     for (const MeshId &Id : Found)

@@ -8,17 +8,14 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void MeshArityCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
+void MeshArityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // forCallable last: it walks the parents, which only device id users need.
   auto InFunction = forCallable(functionDecl().bind("function"));
-  Finder->addMatcher(
-      callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api), InFunction).bind("call"),
-      this);
-  Finder->addMatcher(
+  Matchers.add(
+      callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api), InFunction).bind("call"));
+  Matchers.add(
       cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api), InFunction)
-          .bind("call"),
-      this);
+          .bind("call"));
 }
 
 void MeshArityCheck::onStartOfTranslationUnit() {

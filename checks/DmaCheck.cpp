@@ -60,6 +60,13 @@ DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context, ArrayRef<StringRef
                                  : "; " + Name.str() + " has the options " +
                                        llvm::join(Own, ", ")));
   }
+  // clang-tidy's --verify-config learns the valid keys from what checks read
+  // (OptionsView records each key it looks up); the model is read here.
+  if (llvm::StringSet<> *Collector = Context->getOptionsCollector())
+    for (auto &[Key, Value] : apiModelOptions(ApiModel::builtin())) {
+      Collector->insert(Key);
+      Collector->insert(Prefix + Key.substr(ApiOptionPrefix.size()));
+    }
   // The model's keys are read as clang-tidy reads an option that checks
   // share (getLocalOrGlobal): `<check>.X` first, then `dma.X`. The local
   // spelling is what clang-tidy 21 and later show in --dump-config (they

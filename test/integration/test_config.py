@@ -350,38 +350,35 @@ class DumpConfig(unittest.TestCase):
         self.assertEqual(self.model_keys(self.dump([DMALINT])), want)
         self.assertEqual(self.clang_tidy_model(), want)
         shutil.copy(os.path.join(API2_DIR, "acme_dma.h"), self.dir)
-        with open(os.path.join(self.dir, "k.cc"), "w") as f:
-            f.write(ACME_KERNEL)
-        for tool in ([DMALINT], [CLANG_TIDY, "-load=" + PLUGIN]):
-            r = subprocess.run(tool + ["k.cc", "--", "-std=c++17", "-I."], cwd=self.dir,
-                               capture_output=True, text=True, timeout=120)
+        for r in self.run_both(None, ACME_KERNEL, "-I."):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertNotIn("error", r.stdout + r.stderr)
 
+    def run_both(self, config, kernel, include):
+        """Writes \p config (unless None) as .clang-tidy and \p kernel as k.cc,
+        and runs dmalint and clang-tidy with the plugin on it."""
+        if config is not None:
+            with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
+                f.write(config)
+        with open(os.path.join(self.dir, "k.cc"), "w") as f:
+            f.write(kernel)
+        return [subprocess.run(tool + ["k.cc", "--", "-std=c++17", include], cwd=self.dir,
+                               capture_output=True, text=True, timeout=120)
+                for tool in ([DMALINT], [CLANG_TIDY, "-load=" + PLUGIN])]
+
     def test_a_check_reads_the_model_under_its_own_name(self):
         # Only dma-unused-descriptor runs, and its model comes from its own keys.
-        with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
-            f.write("Checks: '-*,dma-unused-descriptor'\nCheckOptions:\n"
-                    "  dma.StartMethod: kick\n"
-                    "  dma-unused-descriptor.StartMethod: start\n")
-        with open(os.path.join(self.dir, "k.cc"), "w") as f:
-            f.write(TPU_KERNEL)
-        for tool in ([DMALINT], [CLANG_TIDY, "-load=" + PLUGIN]):
-            r = subprocess.run(tool + ["k.cc", "--", "-std=c++17", "-I" + INCLUDE], cwd=self.dir,
-                               capture_output=True, text=True, timeout=120)
+        config = ("Checks: '-*,dma-unused-descriptor'\nCheckOptions:\n"
+                  "  dma.StartMethod: kick\n  dma-unused-descriptor.StartMethod: start\n")
+        for r in self.run_both(config, TPU_KERNEL, "-I" + INCLUDE):
             # 'kick' would be an error: the descriptor type has no such method.
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertNotIn("kick", r.stdout + r.stderr)
 
     def test_checks_that_would_read_different_models_are_a_configuration_error(self):
-        with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
-            f.write("Checks: '-*,dma-unused-descriptor,dma-start-priority'\nCheckOptions:\n"
-                    "  dma-start-priority.IsRemoteMethod: '-'\n")
-        with open(os.path.join(self.dir, "k.cc"), "w") as f:
-            f.write(TPU_KERNEL)
-        for tool in ([DMALINT], [CLANG_TIDY, "-load=" + PLUGIN]):
-            r = subprocess.run(tool + ["k.cc", "--", "-std=c++17", "-I" + INCLUDE], cwd=self.dir,
-                               capture_output=True, text=True, timeout=120)
+        config = ("Checks: '-*,dma-unused-descriptor,dma-start-priority'\nCheckOptions:\n"
+                  "  dma-start-priority.IsRemoteMethod: '-'\n")
+        for r in self.run_both(config, TPU_KERNEL, "-I" + INCLUDE):
             out = r.stdout + r.stderr
             self.assertNotEqual(r.returncode, 0, out)
             self.assertIn("invalid API model option 'dma-start-priority.IsRemoteMethod'", out)

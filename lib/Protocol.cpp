@@ -248,23 +248,40 @@ std::optional<LocalCopy> localCopy(const OriginInfo &O, const ApiIndex &Api,
 
 bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
 
-/// Where a statement sits: its innermost loop, whether a lambda holds it,
-/// and the branches of the ifs around it (inside that loop).
+bool contains(const Stmt *Outer, const Stmt *S, const ParentMap &PM) {
+  for (; S; S = PM.getParent(S))
+    if (S == Outer)
+      return true;
+  return false;
+}
+
+/// The innermost loop around both \p A and \p B; null when none is (the
+/// function's one run holds both).
+const Stmt *commonLoop(const Stmt *A, const Stmt *B, const ParentMap &PM) {
+  for (const Stmt *Parent = PM.getParent(A); Parent; Parent = PM.getParent(Parent))
+    if (isLoop(Parent) && contains(Parent, B, PM))
+      return Parent;
+  return nullptr;
+}
+
+/// Where a statement sits: whether a lambda holds it, and the branches of
+/// the ifs around it inside one iteration of a loop (or, with no loop, in
+/// the function).
 struct Placement {
-  const Stmt *Loop = nullptr;
   bool InLambda = false;
   llvm::SmallVector<std::pair<const IfStmt *, bool>, 4> Branches; ///< (if, then-branch)
 };
 
-Placement placementOf(const Stmt *S, const ParentMap &PM) {
+Placement placementOf(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
   Placement P;
   const Stmt *Child = S;
+  bool Inside = true;
   for (const Stmt *Parent = PM.getParent(S); Parent; Child = Parent, Parent = PM.getParent(Parent)) {
     if (isa<LambdaExpr>(Parent))
       P.InLambda = true;
-    if (!P.Loop && isLoop(Parent))
-      P.Loop = Parent;
-    if (const auto *If = dyn_cast<IfStmt>(Parent); If && !P.Loop) {
+    if (Parent == Loop)
+      Inside = false;
+    if (const auto *If = dyn_cast<IfStmt>(Parent); If && Inside) {
       if (Child == If->getThen())
         P.Branches.push_back({If, true});
       else if (Child == If->getElse())
@@ -272,13 +289,6 @@ Placement placementOf(const Stmt *S, const ParentMap &PM) {
     }
   }
   return P;
-}
-
-bool contains(const Stmt *Outer, const Stmt *S, const ParentMap &PM) {
-  for (; S; S = PM.getParent(S))
-    if (S == Outer)
-      return true;
-  return false;
 }
 
 const Expr *bareCondition(const Expr *E, bool &Positive) {
@@ -417,8 +427,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     }
     if (Waited.size() != Local.Origins.size())
       continue;
-    Placement AtWait = placementOf(W.Call, PM);
-    if (AtWait.InLambda)
+    if (placementOf(W.Call, nullptr, PM).InLambda)
       continue;
     for (OriginId D : W.InFlightBefore) {
       if (W.Values.hasOrigin(D) || A.handedOn(D))
@@ -435,9 +444,14 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       if (!Races)
         continue;
       for (const Expr *Start : StartsOf(D)) {
-        Placement AtStart = placementOf(Start, PM);
-        if (AtStart.InLambda || AtStart.Loop != AtWait.Loop || !Before(Start, W.Call) ||
-            exclusive(AtStart, AtWait, Ctx) || Covered(D, *DC, Start, AtStart.Loop, W))
+        // Started earlier in the iteration of the innermost loop around both
+        // (a prefetch loop before a loop of waits: the function's run).
+        if (!Before(Start, W.Call))
+          continue;
+        const Stmt *Loop = commonLoop(Start, W.Call, PM);
+        Placement AtStart = placementOf(Start, Loop, PM);
+        if (AtStart.InLambda || exclusive(AtStart, placementOf(W.Call, Loop, PM), Ctx) ||
+            Covered(D, *DC, Start, Loop, W))
           continue;
         SemaphoreRace R;
         R.Wait = &W;
@@ -446,7 +460,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         R.Semaphore = Waited.front()->Semaphore.Spelling;
         R.WaitBuffer = Waited.front()->Target.Spelling;
         R.InFlightBuffer = DC->Target.Spelling;
-        R.InLoop = AtStart.Loop != nullptr;
+        R.InLoop = Loop != nullptr;
         Found.push_back(R);
         break;
       }

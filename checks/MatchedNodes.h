@@ -7,6 +7,8 @@
 // that a new matcher changes both:
 //
 //   functionsUsingApi()       function definitions that use the API
+//   functionsReachingApi()    ... or call a function of the translation unit
+//                             that does (the walk asks AnalysisCache)
 //   registerApiValidation()   classes named like a descriptor type
 //   callsDescriptorMethod()   calls of a method of a class the model names
 //   callsDeviceIdUser()       calls of a function the model names

@@ -11,7 +11,7 @@ namespace dmalint::checks {
 
 void SendNeverWaitedCheck::registerMatchers(MatchFinder *Finder) {
   registerApiValidation(Finder);
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+  Finder->addMatcher(functionsReachingApi().bind("function"), this);
 }
 
 void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {

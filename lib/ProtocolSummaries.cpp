@@ -451,9 +451,16 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
   // handed to a helper) may be waited where no summary says.
   llvm::SmallPtrSet<const ValueDecl *, 4> Lost;
   bool AllLost = false;
+  // Copies left in the object (a constructor's member, waited by the
+  // destructor or another member function) or returned leave it too.
+  llvm::SmallPtrSet<const Expr *, 4> Kept;
+  for (const std::vector<PathValues> *Paths : {&A.Summary.ObjectStores, &A.Summary.Returns})
+    for (const PathValues &PV : *Paths)
+      for (const auto &[Site, Kind] : PV.Values.Built)
+        Kept.insert(Site);
   for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
     const OriginInfo &O = A.origin(Id);
-    if (!BuiltHere(O) || !A.handedOn(Id))
+    if (!BuiltHere(O) || (!A.handedOn(Id) && !Kept.count(O.Site)))
       continue;
     CopySemaphores Sems = copySemaphores(O.Site, Api);
     for (const Expr *E : {Sems.Send, Sems.Receive}) {

@@ -34,6 +34,42 @@ bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariable
   return true;
 }
 
+bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
+                      const UnwrittenVariables &Vars, const ASTContext &Ctx,
+                      const ApiIndex &Api) {
+  auto MayBe = [&](const SemaphoreName &W) {
+    SemaphoreRelation R = compareSemaphores(Send, W, Vars, Ctx);
+    return R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown;
+  };
+  for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
+    for (const DescriptorUse &U : *Uses) {
+      ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
+      if (D && Role != ApiRole::WaitRecv && U.Values.hasOrigin(D))
+        return true;
+      for (const Value &V : U.Values.values()) {
+        const OriginInfo &O = A.origin(V.Origin);
+        if (O.Covered)
+          continue;
+        llvm::SmallVector<SemaphoreName, 2> Waited;
+        if (!waitedSemaphores(O, Role, Vars, Api, Waited) || llvm::any_of(Waited, MayBe))
+          return true;
+      }
+    }
+  // The waits of the helpers it calls, on any path: what they wait, with
+  // the arguments put in.
+  for (const ProtocolCall &PC : A.ProtocolCalls)
+    for (const HelperWait &H : PC.Summary.Waits) {
+      if (H.Unknown)
+        return true;
+      for (const SummarySemaphore &Sem : H.Semaphores) {
+        std::optional<SemaphoreName> W = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+        if (!W || MayBe(*W))
+          return true;
+      }
+    }
+  return false;
+}
+
 std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const FunctionDecl &FD,
                                               const ASTContext &Ctx, const ApiIndex &Api,
                                               bool CalledHere) {
@@ -45,45 +81,21 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     return Found;
   std::optional<UnwrittenVariables> Vars;
   std::optional<RootMentions> Roots;
-
-  // Whether some wait of the function may take what \p D's copies signal on
-  // their send semaphore \p Send.
-  auto MayBeDrained = [&](OriginId D, const SemaphoreName &Send) {
-    for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
-      for (const DescriptorUse &U : *Uses) {
-        ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
-        if (Role != ApiRole::WaitRecv && U.Values.hasOrigin(D))
-          return true;
-        for (const Value &V : U.Values.values()) {
-          const OriginInfo &O = A.origin(V.Origin);
-          if (O.Covered)
-            continue;
-          llvm::SmallVector<SemaphoreName, 2> Waited;
-          if (!waitedSemaphores(O, Role, *Vars, Api, Waited))
-            return true;
-          for (const SemaphoreName &W : Waited) {
-            SemaphoreRelation R = compareSemaphores(Send, W, *Vars, Ctx);
-            if (R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown)
-              return true;
-          }
-        }
-      }
-    // The waits of the helpers it calls, on any path: what they wait, with
-    // the arguments put in.
-    for (const ProtocolCall &PC : A.ProtocolCalls)
-      for (const HelperWait &H : PC.Summary.Waits) {
-        if (H.Unknown)
-          return true;
-        for (const SummarySemaphore &Sem : H.Semaphores) {
-          std::optional<SemaphoreName> W = semaphoreAtCall(Sem, PC.Args, *Vars, Ctx);
-          if (!W)
-            return true;
-          SemaphoreRelation R = compareSemaphores(Send, *W, *Vars, Ctx);
-          if (R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown)
-            return true;
-        }
-      }
-    return false;
+  auto Prepare = [&] {
+    if (Vars)
+      return;
+    Vars.emplace(FD, Api);
+    Roots.emplace(Api, followedArguments(A));
+    Roots->TraverseStmt(FD.getBody());
+  };
+  // Whether the send semaphore \p Send is the function's to judge: a local
+  // of it, or a parameter of a function no other function calls (else a
+  // caller may drain it; a member's or a global's, other functions), that
+  // it mentions only where the analysis follows.
+  auto Judged = [&](const SemaphoreName &Send) {
+    const auto *Root = dyn_cast<VarDecl>(Send.Root);
+    return Root && (isa<ParmVarDecl>(Root) ? !CalledHere : Root->isLocalVarDecl()) &&
+           Root->getDeclContext() == &FD && Roots->onlyInCopies(Root);
   };
 
   for (const DescriptorUse &U : A.ReceiveWaits) {
@@ -92,11 +104,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
     if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
       continue;
-    if (!Vars) {
-      Vars.emplace(FD, Api);
-      Roots.emplace(Api, followedArguments(A));
-      Roots->TraverseStmt(FD.getBody());
-    }
+    Prepare();
     SendNeverWaited Finding;
     Finding.WaitRecv = &U;
     bool Provable = true;
@@ -109,12 +117,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       }
       const Expr *SendArg = copySemaphores(O.Site, Api).Send;
       std::optional<SemaphoreName> Send = SendArg ? semaphoreName(SendArg, *Vars) : std::nullopt;
-      const auto *Root = Send ? dyn_cast<VarDecl>(Send->Root) : nullptr;
-      // A parameter's semaphores may be waited by a caller; a member's or a
-      // global's by other functions.
-      bool OwnRoot = Root && (isa<ParmVarDecl>(Root) ? !CalledHere : Root->isLocalVarDecl()) &&
-                     Root->getDeclContext() == &FD;
-      if (!OwnRoot || !Roots->onlyInCopies(Root) || MayBeDrained(D, *Send)) {
+      if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api)) {
         Provable = false;
         break;
       }
@@ -125,6 +128,31 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     if (Provable)
       Found.push_back(std::move(Finding));
   }
+
+  // The receive-only waits of the helpers it calls, on semaphores it owns.
+  for (const ProtocolCall &PC : A.ProtocolCalls)
+    for (const HelperReceiveOnly &H : PC.Summary.ReceiveOnly) {
+      if (H.Sends.empty())
+        continue; // Not made at this call.
+      Prepare();
+      bool Provable = true;
+      for (const SummarySemaphore &Sem : H.Sends) {
+        std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, *Vars, Ctx);
+        if (!Send || !Judged(*Send) || sendMayBeDrained(A, 0, *Send, *Vars, Ctx, Api)) {
+          Provable = false;
+          break;
+        }
+      }
+      if (!Provable)
+        continue;
+      SendNeverWaited Finding;
+      Finding.Call = PC.Call;
+      Finding.Helper = PC.Callee;
+      Finding.HelperWaitRecv = H.WaitRecv;
+      Finding.HelperConstruction = H.Construction;
+      Finding.SendText = spellAtCall(H.Sends.front(), PC.Args, Ctx);
+      Found.push_back(std::move(Finding));
+    }
   return Found;
 }
 

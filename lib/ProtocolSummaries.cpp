@@ -280,6 +280,7 @@ void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
     return;
   const ProtocolSummary *Summary = Summaries->protocol(*Definition);
   if (!Summary || (Summary->Starts.empty() && Summary->Waits.empty() &&
+                   Summary->ReceiveOnly.empty() &&
                    llvm::none_of(Summary->Followed, [](bool F) { return F; })))
     return;
   ParamFacts Here = paramFacts(S);
@@ -288,6 +289,9 @@ void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
     Starts.push_back(decide(Start.When, Args, Here, Function, Ctx));
   for (const HelperWait &Wait : Summary->Waits)
     Waits.push_back(decide(Wait.When, Args, Here, Function, Ctx));
+  llvm::SmallVector<Decision, 1> ReceiveOnly;
+  for (const HelperReceiveOnly &R : Summary->ReceiveOnly)
+    ReceiveOnly.push_back(decide(R.When, Args, Here, Function, Ctx));
 
   // The copies it may leave in flight: one origin each for this call.
   llvm::SmallVector<OriginId, 2> Origins(Summary->Starts.size(), 0);
@@ -341,6 +345,11 @@ void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
         PC.Summary.Waits[I].Unknown = false;
         PC.Summary.Waits[I].Exact = false;
       }
+    for (unsigned I = 0; I < ReceiveOnly.size(); ++I) {
+      PC.ReceiveOnlyWhen.push_back(ReceiveOnly[I].Translated);
+      if (!ReceiveOnly[I].Applies)
+        PC.Summary.ReceiveOnly[I].Sends.clear();
+    }
     Out.ProtocolCalls.push_back(std::move(PC));
     return;
   }
@@ -367,6 +376,11 @@ void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
     if (Waits[I].Applies && PC.Summary.Waits[I].Semaphores.empty() &&
         !PC.Summary.Waits[I].Unknown)
       PC.Summary.Waits[I] = Summary->Waits[I];
+  }
+  for (unsigned I = 0; I < ReceiveOnly.size() && I < PC.ReceiveOnlyWhen.size(); ++I) {
+    intersect(PC.ReceiveOnlyWhen[I], ReceiveOnly[I].Translated);
+    if (ReceiveOnly[I].Applies && PC.Summary.ReceiveOnly[I].Sends.empty())
+      PC.Summary.ReceiveOnly[I] = Summary->ReceiveOnly[I];
   }
 }
 
@@ -648,6 +662,65 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
                                   : std::nullopt};
       AddStart(Id, Copy, Inner.Kind, Inner.At, withFacts(PC.Here, PC.StartWhen[I]),
                Inner.Conditional || PC.StartOpen[I]);
+    }
+
+  // Receive-only waits of remote copies whose send semaphore is a followed
+  // parameter's and that nothing here drains: the caller judges them.
+  auto OnFollowedParameter = [&](const SemaphoreName &N) {
+    std::optional<unsigned> Param = parameterOf(N.Root, Vars);
+    return Param && P.followed(*Param);
+  };
+  for (const DescriptorUse &U : A.ReceiveWaits) {
+    if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::WaitRecv)
+      continue;
+    KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
+    if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
+      continue;
+    HelperReceiveOnly R;
+    R.WaitRecv = U.Call;
+    R.When = U.Params;
+    bool Stated = keepUnwritten(R.When, FD, Vars);
+    for (OriginId D : Remote.Origins) {
+      const OriginInfo &O = A.origin(D);
+      const Expr *SendArg =
+          BuiltHere(O) && !A.handedOn(D) && !Kept.count(O.Site) ? copySemaphores(O.Site, Api).Send
+                                                                : nullptr;
+      std::optional<SemaphoreName> Send = SendArg ? semaphoreName(SendArg, Vars) : std::nullopt;
+      std::optional<SummarySemaphore> S =
+          Send && OnFollowedParameter(*Send) ? summarySemaphore(*Send, Vars, Ctx) : std::nullopt;
+      if (!S || sendMayBeDrained(A, D, *Send, Vars, Ctx, Api)) {
+        Stated = false;
+        break;
+      }
+      if (!R.Construction)
+        R.Construction = O.Site;
+      R.Sends.push_back(*S);
+    }
+    if (Stated)
+      P.ReceiveOnly.push_back(std::move(R));
+  }
+  for (const ProtocolCall &PC : A.ProtocolCalls)
+    for (unsigned I = 0; I < PC.Summary.ReceiveOnly.size(); ++I) {
+      const HelperReceiveOnly &Inner = PC.Summary.ReceiveOnly[I];
+      if (Inner.Sends.empty())
+        continue;
+      HelperReceiveOnly R;
+      R.WaitRecv = Inner.WaitRecv;
+      R.Construction = Inner.Construction;
+      R.When = withFacts(PC.Here, PC.ReceiveOnlyWhen[I]);
+      bool Stated = keepUnwritten(R.When, FD, Vars);
+      for (const SummarySemaphore &Sem : Inner.Sends) {
+        std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+        std::optional<SummarySemaphore> S =
+            Send && OnFollowedParameter(*Send) ? summarySemaphore(*Send, Vars, Ctx) : std::nullopt;
+        if (!S || sendMayBeDrained(A, 0, *Send, Vars, Ctx, Api)) {
+          Stated = false;
+          break;
+        }
+        R.Sends.push_back(*S);
+      }
+      if (Stated)
+        P.ReceiveOnly.push_back(std::move(R));
     }
 
   for (OwnWait &W : Waits) {

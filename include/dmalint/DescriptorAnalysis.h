@@ -193,6 +193,10 @@ struct ProtocolCall {
   llvm::SmallVector<bool, 4> StartOpen, WaitOpen;
   /// This function's bool parameters known on every path to the call.
   ParamFacts Here;
+  /// By receive-only wait of Summary: the same conditions as this
+  /// function's parameters (those the arguments here contradict are gone
+  /// from the summary: their Sends are empty).
+  std::vector<ParamFacts> ReceiveOnlyWhen;
   /// By start: the origin that stands for the copy in this function.
   llvm::SmallVector<OriginId, 2> StartOrigins;
   /// The origins that may be in flight just before the call, on some path.

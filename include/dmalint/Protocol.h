@@ -29,6 +29,13 @@ struct SendNeverWaited {
   llvm::SmallVector<OriginId, 1> Origins;
   /// The send semaphore of the first origin, as written at its construction.
   const clang::Expr *SendSemaphore = nullptr;
+  /// Instead, a helper makes the wait_recv (HelperReceiveOnly): the call
+  /// here, the helper, its wait_recv and the copy's construction in it, and
+  /// the send semaphore as this function names it.
+  const clang::Expr *Call = nullptr;
+  const clang::FunctionDecl *Helper = nullptr;
+  const clang::Expr *HelperWaitRecv = nullptr, *HelperConstruction = nullptr;
+  std::string SendText;
 };
 
 /// The SendNeverWaited of \p A, the analysis of \p FD. \p CalledHere says
@@ -70,6 +77,14 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A,
 /// wait may wait anything).
 bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariables &Vars,
                       const ApiIndex &Api, llvm::SmallVectorImpl<SemaphoreName> &Out);
+
+/// Whether some wait of the function of \p A (its own, on any path, or one
+/// of the helpers it calls) may take what a remote copy signals on its send
+/// semaphore \p Send: a wait of the copy \p D itself (0: none) but
+/// wait_recv, or a wait on a semaphore that may be \p Send.
+bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
+                      const UnwrittenVariables &Vars, const clang::ASTContext &Ctx,
+                      const ApiIndex &Api);
 
 /// The arguments of the helper calls of \p A at parameters whose semaphores
 /// the helper's summary follows: mentions there are followed.

@@ -85,10 +85,22 @@ struct HelperWait {
   bool Conditional = false;
 };
 
+/// A wait_recv() of a remote copy a helper builds, whose send semaphore is a
+/// parameter's and is waited nowhere in the helper: the caller that owns
+/// the semaphore judges whether anything waits it (dma-send-never-waited).
+struct HelperReceiveOnly {
+  const clang::Expr *WaitRecv = nullptr;     ///< In the helper (innermost).
+  const clang::Expr *Construction = nullptr; ///< Of the copy, in the helper.
+  /// The send semaphores of the copies the wait may be of.
+  llvm::SmallVector<SummarySemaphore, 1> Sends;
+  ParamFacts When;
+};
+
 /// What a function does with the semaphores its callers pass it.
 struct ProtocolSummary {
   std::vector<HelperStart> Starts;
   std::vector<HelperWait> Waits;
+  std::vector<HelperReceiveOnly> ReceiveOnly;
   /// By parameter: the starts and waits above are all the function does
   /// with the semaphores a caller passes there (it never hands them on,
   /// stores, writes or captures them).

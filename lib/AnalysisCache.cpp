@@ -187,7 +187,7 @@ bool AnalysisCache::reachesApi(const clang::FunctionDecl &FD, const clang::ASTCo
 const ProtocolSummary *AnalysisCache::protocol(const clang::FunctionDecl &FD) {
   // A function whose analysis is in progress (recursion) has no summary yet.
   if (!Ctx || !Api || !Limits || llvm::is_contained(InProgress, &FD) || InProgress.size() >= 64 ||
-      !reachesApi(FD, *Ctx, *Api))
+      Ctx->getSourceManager().isInSystemHeader(FD.getLocation()) || !reachesApi(FD, *Ctx, *Api))
     return nullptr;
   analysis(FD, *Ctx, *Api, *Limits);
   Key K = keyOf(&FD, *Limits);

@@ -39,8 +39,10 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
               "own semaphore",
         {R.Semaphore, R.WaitBuffer, R.InFlightBuffer, Waiter});
     if (R.WaitInHelper)
-      C.Notes.push_back({R.WaitInHelper->getExprLoc(),
-                         formatMessage("the wait in '%0' is here", {Waiter})});
+      C.Notes.push_back(
+          {R.WaitInHelper->getExprLoc(),
+           formatMessage("the wait in '%0' is here",
+                         {R.WaitIn ? R.WaitIn->getNameAsString() : Waiter})});
     const char *Until = R.InLoop ? "before this iteration ends" : "before the function returns";
     C.Notes.push_back(
         {R.Start->getExprLoc(),
@@ -50,8 +52,10 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
                                        "waited %3",
                        {R.InFlightBuffer, R.Semaphore, Starter, Until})});
     if (R.StartInHelper)
-      C.Notes.push_back({R.StartInHelper->getExprLoc(),
-                         formatMessage("'%0' starts it here", {Starter})});
+      C.Notes.push_back(
+          {R.StartInHelper->getExprLoc(),
+           formatMessage("'%0' starts it here",
+                         {R.StartIn ? R.StartIn->getNameAsString() : Starter})});
     reached(C.Loc, std::move(C));
   }
 }

@@ -48,8 +48,10 @@ void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {
           "its send semaphore%1, which is still signalled when the kernel exits; wait both "
           "sides in '%0' with '%2()', or drain%1 here",
           {Helper, F.SendText.empty() ? "" : " '" + F.SendText + "'", Wait});
-      C.Notes.push_back({F.HelperWaitRecv->getExprLoc(),
-                         formatMessage("'%0' waits only the receive side here", {Helper})});
+      C.Notes.push_back(
+          {F.HelperWaitRecv->getExprLoc(),
+           formatMessage("'%0' waits only the receive side here",
+                         {F.HelperWaitRecvIn ? F.HelperWaitRecvIn->getNameAsString() : Helper})});
       C.Notes.push_back({constructionLoc(F.HelperConstruction),
                          "the remote copy is built here with a send semaphore"});
       reached(C.Loc, std::move(C));

@@ -150,6 +150,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       Finding.Helper = PC.Callee;
       Finding.HelperWaitRecv = H.WaitRecv;
       Finding.HelperConstruction = H.Construction;
+      Finding.HelperWaitRecvIn = H.In;
       Finding.SendText = spellAtCall(H.Sends.front(), PC.Args, Ctx);
       Found.push_back(std::move(Finding));
     }
@@ -506,11 +507,13 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         if (W.Call) {
           R.WaitHelper = W.Call->Callee;
           R.WaitInHelper = W.Call->Summary.Waits[W.Entry].At;
+          R.WaitIn = W.Call->Summary.Waits[W.Entry].In;
         }
         if (const OriginInfo &O = A.origin(D); O.HelperCall) {
           const ProtocolCall &PC = A.ProtocolCalls[O.HelperCall - 1];
           R.StartHelper = PC.Callee;
           R.StartInHelper = PC.Summary.Starts[O.HelperEntry].At;
+          R.StartIn = PC.Summary.Starts[O.HelperEntry].In;
         }
         Found.push_back(R);
         Reported = true;

@@ -530,6 +530,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
         OwnWait W;
         W.When = U.Params;
         W.Summary.At = U.Call;
+        W.Summary.In = &FD;
         llvm::SmallVector<SemaphoreName, 2> Names;
         if (!BuiltHere(O) || !waitedSemaphores(O, Role, Vars, Api, Names)) {
           W.Unknown = true;
@@ -563,6 +564,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
       OwnWait W;
       W.When = withFacts(PC.Here, PC.WaitWhen[I]);
       W.Summary.At = Inner.At;
+      W.Summary.In = Inner.In;
       W.Summary.Conditional = Inner.Conditional || PC.WaitOpen[I];
       W.Unknown = Inner.Unknown;
       for (const SummarySemaphore &S : Inner.Semaphores) {
@@ -609,7 +611,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
   };
   // A start the summary can state: its receive semaphore on a parameter.
   auto AddStart = [&](OriginId Id, const Named &Copy, Remoteness Kind, const Expr *At,
-                      ParamFacts When, bool Conditional) {
+                      const FunctionDecl *In, ParamFacts When, bool Conditional) {
     if (!llvm::is_contained(A.InFlightAtExit, Id) || Covered(Id, Copy, When))
       return;
     std::optional<SummarySemaphore> Receive = summarySemaphore(Copy.Semaphore, Vars, Ctx);
@@ -617,6 +619,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
       return; // A semaphore of the function's own: no caller names it.
     HelperStart H;
     H.At = At;
+    H.In = In;
     H.Kind = Kind;
     H.Receive = *Receive;
     if (Copy.Target)
@@ -639,7 +642,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
       if (O.Kind == Remoteness::Unknown || !BuiltHere(O))
         continue;
       if (std::optional<Named> Copy = NamedCopy(O))
-        AddStart(V.Origin, *Copy, O.Kind, U.Call, U.Params, false);
+        AddStart(V.Origin, *Copy, O.Kind, U.Call, &FD, U.Params, false);
     }
   for (const auto &[Site, Facts] : A.StartedFactories)
     for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
@@ -647,7 +650,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
       if (O.Site != Site || O.Kind == Remoteness::Unknown || !BuiltHere(O))
         continue;
       if (std::optional<Named> Copy = NamedCopy(O))
-        AddStart(Id, *Copy, O.Kind, Site, Facts, false);
+        AddStart(Id, *Copy, O.Kind, Site, &FD, Facts, false);
     }
   for (const ProtocolCall &PC : A.ProtocolCalls)
     for (unsigned I = 0; I < PC.Summary.Starts.size(); ++I) {
@@ -660,7 +663,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
         continue;
       Named Copy{*S, Inner.Target ? bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx)
                                   : std::nullopt};
-      AddStart(Id, Copy, Inner.Kind, Inner.At, withFacts(PC.Here, PC.StartWhen[I]),
+      AddStart(Id, Copy, Inner.Kind, Inner.At, Inner.In, withFacts(PC.Here, PC.StartWhen[I]),
                Inner.Conditional || PC.StartOpen[I]);
     }
 
@@ -678,6 +681,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
       continue;
     HelperReceiveOnly R;
     R.WaitRecv = U.Call;
+    R.In = &FD;
     R.When = U.Params;
     bool Stated = keepUnwritten(R.When, FD, Vars);
     for (OriginId D : Remote.Origins) {
@@ -707,6 +711,7 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
       HelperReceiveOnly R;
       R.WaitRecv = Inner.WaitRecv;
       R.Construction = Inner.Construction;
+      R.In = Inner.In;
       R.When = withFacts(PC.Here, PC.ReceiveOnlyWhen[I]);
       bool Stated = keepUnwritten(R.When, FD, Vars);
       for (const SummarySemaphore &Sem : Inner.Sends) {

@@ -35,6 +35,7 @@ struct SendNeverWaited {
   const clang::Expr *Call = nullptr;
   const clang::FunctionDecl *Helper = nullptr;
   const clang::Expr *HelperWaitRecv = nullptr, *HelperConstruction = nullptr;
+  const clang::FunctionDecl *HelperWaitRecvIn = nullptr; ///< The function it is in.
   std::string SendText;
 };
 
@@ -62,9 +63,11 @@ struct SemaphoreRace {
   /// spelling of its own (a macro).
   std::string Semaphore, WaitBuffer, InFlightBuffer;
   bool InLoop = false; ///< D was started in a loop (else: in the function's one run).
-  /// Set when a helper makes W, or starts D: the helper and where in it.
+  /// Set when a helper makes W, or starts D: the helper called here, and
+  /// where the wait or start is (in that helper or one it calls, In).
   const clang::FunctionDecl *WaitHelper = nullptr, *StartHelper = nullptr;
   const clang::Expr *WaitInHelper = nullptr, *StartInHelper = nullptr;
+  const clang::FunctionDecl *WaitIn = nullptr, *StartIn = nullptr;
 };
 
 /// The SemaphoreRace of \p A, the analysis of \p FD.

@@ -55,6 +55,7 @@ struct SummaryBuffer {
 /// A copy a helper starts that may be in flight when it returns.
 struct HelperStart {
   const clang::Expr *At = nullptr; ///< The start, in the helper (innermost).
+  const clang::FunctionDecl *In = nullptr; ///< The function At is in.
   Remoteness Kind = Remoteness::Local;
   SummarySemaphore Receive;
   std::optional<SummaryBuffer> Target;
@@ -69,6 +70,7 @@ struct HelperStart {
 /// A wait a helper makes.
 struct HelperWait {
   const clang::Expr *At = nullptr; ///< The wait, in the helper (innermost).
+  const clang::FunctionDecl *In = nullptr; ///< The function At is in.
   /// The semaphores it may take bytes from; empty with Unknown.
   llvm::SmallVector<SummarySemaphore, 2> Semaphores;
   /// It may take any semaphore's bytes: what it waits cannot be named.
@@ -91,6 +93,7 @@ struct HelperWait {
 struct HelperReceiveOnly {
   const clang::Expr *WaitRecv = nullptr;     ///< In the helper (innermost).
   const clang::Expr *Construction = nullptr; ///< Of the copy, in the helper.
+  const clang::FunctionDecl *In = nullptr;   ///< The function WaitRecv is in.
   /// The send semaphores of the copies the wait may be of.
   llvm::SmallVector<SummarySemaphore, 1> Sends;
   ParamFacts When;

@@ -436,74 +436,91 @@ ParamFacts withFacts(const ParamFacts &A, const ParamFacts &B) {
   return All;
 }
 
-/// A start or wait in the function's own names, before it becomes a summary's.
+/// A start in the function's own names, before it becomes a summary's.
 struct Named {
   SemaphoreName Semaphore;
   std::optional<BufferName> Target;
 };
 
-} // namespace
+/// A wait of the function, in its own names (for the coverage of its
+/// starts) and in its parameters' (the summary's).
+struct OwnWait {
+  llvm::SmallVector<SemaphoreName, 2> Semaphores;
+  bool Unknown = false, Placeholder = false;
+  std::optional<BufferName> Source, Target;
+  ParamFacts When;
+  OriginId Origin = 0; ///< The one copy it waits, if it is one.
+  HelperWait Summary;
+};
 
-ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl &FD,
-                                  const ASTContext &Ctx, const ApiIndex &Api) {
-  ProtocolSummary P;
-  P.Followed.assign(FD.getNumParams(), false);
-  if (A.HitWorkLimit || !FD.hasBody())
-    return P;
-  // Copies folded together past the bound have no semaphores to name.
-  if (llvm::any_of(A.Origins, [](const OriginInfo &O) { return O.Folded; }))
-    return P;
-  UnwrittenVariables Vars(FD, Api);
-  RootMentions Roots(Api, followedArguments(A));
-  Roots.TraverseStmt(FD.getBody());
+/// Makes the ProtocolSummary of one function from its analysis.
+class Summariser {
+public:
+  Summariser(const FunctionAnalysis &A, const FunctionDecl &FD, const ASTContext &Ctx,
+             const ApiIndex &Api)
+      : A(A), FD(FD), Ctx(Ctx), Api(Api), Vars(FD, Api) {}
 
-  auto BuiltHere = [&](const OriginInfo &O) {
+  ProtocolSummary run() {
+    followParameters();
+    collectWaits();
+    collectStarts();
+    collectReceiveOnly();
+    for (OwnWait &W : Waits) {
+      // A wait only of the function's own semaphores is none of a caller's.
+      if (!W.Summary.Unknown && W.Summary.Semaphores.empty())
+        continue;
+      P.Waits.push_back(std::move(W.Summary));
+    }
+    return std::move(P);
+  }
+
+private:
+  bool builtHere(const OriginInfo &O) const {
     return O.Site && !O.HelperCall && !O.isParameter() && !O.Imported && !O.Folded &&
            !O.Engaged && Api.isCopy(*O.Site);
-  };
-  // A copy built on a parameter's semaphore that leaves the function (or is
-  // handed to a helper) may be waited where no summary says.
-  llvm::SmallPtrSet<const ValueDecl *, 4> Lost;
-  bool AllLost = false;
-  // Copies left in the object (a constructor's member, waited by the
-  // destructor or another member function) or returned leave it too.
-  llvm::SmallPtrSet<const Expr *, 4> Kept;
-  for (const std::vector<PathValues> *Paths : {&A.Summary.ObjectStores, &A.Summary.Returns})
-    for (const PathValues &PV : *Paths)
-      for (const auto &[Site, Kind] : PV.Values.Built)
-        Kept.insert(Site);
-  for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
-    const OriginInfo &O = A.origin(Id);
-    if (!BuiltHere(O) || (!A.handedOn(Id) && !Kept.count(O.Site)))
-      continue;
-    CopySemaphores Sems = copySemaphores(O.Site, Api);
-    for (const Expr *E : {Sems.Send, Sems.Receive}) {
-      if (!E)
-        continue;
-      if (std::optional<SemaphoreName> N = semaphoreName(E, Vars))
-        Lost.insert(N->Root);
-      else
-        AllLost = true;
-    }
   }
-  for (unsigned I = 0; I < FD.getNumParams(); ++I) {
-    const ParmVarDecl *Param = FD.getParamDecl(I);
-    P.Followed[I] = !AllLost && Roots.onlyInCopies(Param) &&
-                    !Lost.count(cast<ValueDecl>(Param->getCanonicalDecl()));
+  /// Whether the copy \p Id leaves the function: escaped, handed to a
+  /// helper, left in the object (a constructor's member, waited by the
+  /// destructor or another member function) or returned.
+  bool leaves(OriginId Id) const {
+    return A.handedOn(Id) || Kept.count(A.origin(Id).Site);
   }
 
-  // ----- The waits, in the function's own names (for the coverage of its
-  // starts) and in its parameters' (for the summary).
-  struct OwnWait {
-    llvm::SmallVector<SemaphoreName, 2> Semaphores;
-    bool Unknown = false, Placeholder = false;
-    std::optional<BufferName> Source, Target;
-    ParamFacts When;
-    OriginId Origin = 0; ///< The one copy it waits, if it is one.
-    HelperWait Summary;
-  };
-  std::vector<OwnWait> Waits;
-  auto AddSummaryNames = [&](OwnWait &W) {
+  /// Followed: every mention is a copy's semaphore argument or a followed
+  /// argument of a helper, and no copy built on it leaves the function
+  /// (then it may be waited where no summary says).
+  void followParameters() {
+    P.Followed.assign(FD.getNumParams(), false);
+    RootMentions Roots(Api, followedArguments(A));
+    Roots.TraverseStmt(FD.getBody());
+    for (const std::vector<PathValues> *Paths : {&A.Summary.ObjectStores, &A.Summary.Returns})
+      for (const PathValues &PV : *Paths)
+        for (const auto &[Site, Kind] : PV.Values.Built)
+          Kept.insert(Site);
+    llvm::SmallPtrSet<const ValueDecl *, 4> Lost;
+    for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
+      const OriginInfo &O = A.origin(Id);
+      if (!builtHere(O) || !leaves(Id))
+        continue;
+      CopySemaphores Sems = copySemaphores(O.Site, Api);
+      for (const Expr *E : {Sems.Send, Sems.Receive}) {
+        if (!E)
+          continue;
+        std::optional<SemaphoreName> N = semaphoreName(E, Vars);
+        if (!N)
+          return; // It may be any parameter's.
+        Lost.insert(N->Root);
+      }
+    }
+    for (unsigned I = 0; I < FD.getNumParams(); ++I) {
+      const ParmVarDecl *Param = FD.getParamDecl(I);
+      P.Followed[I] = Roots.onlyInCopies(Param) &&
+                      !Lost.count(cast<ValueDecl>(Param->getCanonicalDecl()));
+    }
+  }
+
+  /// The summary's names of \p W's semaphores (those on parameters) and views.
+  void stateInParameters(OwnWait &W) {
     HelperWait &H = W.Summary;
     H.Unknown = W.Unknown;
     H.Placeholder = W.Placeholder;
@@ -517,79 +534,86 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
     if (W.Source && !W.Placeholder)
       H.Source = summaryBuffer(*W.Source, Vars, Ctx);
     H.Exact = H.Exact && H.Target && H.Semaphores.size() == W.Semaphores.size();
-  };
-  for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
-    for (const DescriptorUse &U : *Uses) {
-      ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
-      llvm::SmallVector<OriginId, 2> Origins;
-      for (const Value &V : U.Values.values())
-        if (!A.origin(V.Origin).Covered && !llvm::is_contained(Origins, V.Origin))
-          Origins.push_back(V.Origin);
-      for (OriginId Id : Origins) {
-        const OriginInfo &O = A.origin(Id);
-        OwnWait W;
-        W.When = U.Params;
-        W.Summary.At = U.Call;
-        W.Summary.In = &FD;
-        llvm::SmallVector<SemaphoreName, 2> Names;
-        if (!BuiltHere(O) || !waitedSemaphores(O, Role, Vars, Api, Names)) {
-          W.Unknown = true;
-        } else {
-          W.Semaphores = Names;
-          W.Origin = Id;
-          CopyBuffers Buffers = copyBuffers(O.Site, Api);
-          std::optional<BufferName> Target =
-              Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt;
-          std::optional<BufferName> Source =
-              Buffers.Source ? bufferName(Buffers.Source, Api, Vars) : std::nullopt;
-          W.Placeholder = Target && Source &&
-                          compareBuffers(*Source, *Target, Vars, Ctx, Evaluation::SameIteration) ==
-                              BufferRelation::Same;
-          W.Source = Source;
-          W.Target = Target;
-          W.Summary.Exact = Origins.size() == 1 && O.Kind == Remoteness::Local &&
-                            Role != ApiRole::WaitSend && !W.Placeholder;
-        }
-        AddSummaryNames(W);
-        Waits.push_back(std::move(W));
-        if (Waits.back().Unknown)
-          break; // One unknown wait says all there is to say of this use.
-      }
-    }
-  for (const ProtocolCall &PC : A.ProtocolCalls)
-    for (unsigned I = 0; I < PC.Summary.Waits.size(); ++I) {
-      const HelperWait &Inner = PC.Summary.Waits[I];
-      if (!Inner.Unknown && Inner.Semaphores.empty())
-        continue; // It cannot happen at this call.
-      OwnWait W;
-      W.When = withFacts(PC.Here, PC.WaitWhen[I]);
-      W.Summary.At = Inner.At;
-      W.Summary.In = Inner.In;
-      W.Summary.Conditional = Inner.Conditional || PC.WaitOpen[I];
-      W.Unknown = Inner.Unknown;
-      for (const SummarySemaphore &S : Inner.Semaphores) {
-        if (W.Unknown)
-          break;
-        if (std::optional<SemaphoreName> N = semaphoreAtCall(S, PC.Args, Vars, Ctx))
-          W.Semaphores.push_back(*N);
-        else
-          W.Unknown = true; // It may be any semaphore the caller can reach.
-      }
-      if (!W.Unknown) {
-        W.Placeholder = placeholderAtCall(Inner, PC.Args, Api, Vars, Ctx);
-        if (Inner.Target)
-          W.Target = bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx);
-        if (Inner.Source && !W.Placeholder)
-          W.Source = bufferAtCall(*Inner.Source, PC.Args, Api, Vars, Ctx);
-        W.Summary.Exact = Inner.Exact && !W.Placeholder && W.Target && W.Semaphores.size() == 1;
-      }
-      AddSummaryNames(W);
-      Waits.push_back(std::move(W));
-    }
+  }
 
-  // Whether a wait of the function may take the bytes of a copy it starts,
-  // on some path that makes both.
-  auto Covered = [&](OriginId Id, const Named &Copy, const ParamFacts &When) {
+  /// The function's own waits, and the waits of the helpers it calls.
+  void collectWaits() {
+    for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
+      for (const DescriptorUse &U : *Uses)
+        collectWait(U);
+    for (const ProtocolCall &PC : A.ProtocolCalls)
+      for (unsigned I = 0; I < PC.Summary.Waits.size(); ++I)
+        collectHelperWait(PC, I);
+  }
+
+  void collectWait(const DescriptorUse &U) {
+    ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
+    llvm::SmallVector<OriginId, 2> Origins;
+    for (const Value &V : U.Values.values())
+      if (!A.origin(V.Origin).Covered && !llvm::is_contained(Origins, V.Origin))
+        Origins.push_back(V.Origin);
+    for (OriginId Id : Origins) {
+      const OriginInfo &O = A.origin(Id);
+      OwnWait W;
+      W.When = U.Params;
+      W.Summary.At = U.Call;
+      W.Summary.In = &FD;
+      llvm::SmallVector<SemaphoreName, 2> Names;
+      if (!builtHere(O) || !waitedSemaphores(O, Role, Vars, Api, Names)) {
+        W.Unknown = true;
+      } else {
+        W.Semaphores = Names;
+        W.Origin = Id;
+        CopyBuffers Buffers = copyBuffers(O.Site, Api);
+        W.Target = Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt;
+        W.Source = Buffers.Source ? bufferName(Buffers.Source, Api, Vars) : std::nullopt;
+        W.Placeholder = W.Target && W.Source &&
+                        compareBuffers(*W.Source, *W.Target, Vars, Ctx,
+                                       Evaluation::SameIteration) == BufferRelation::Same;
+        W.Summary.Exact = Origins.size() == 1 && O.Kind == Remoteness::Local &&
+                          Role != ApiRole::WaitSend && !W.Placeholder;
+      }
+      stateInParameters(W);
+      bool Unknown = W.Unknown;
+      Waits.push_back(std::move(W));
+      if (Unknown)
+        return; // One unknown wait says all there is to say of this use.
+    }
+  }
+
+  void collectHelperWait(const ProtocolCall &PC, unsigned I) {
+    const HelperWait &Inner = PC.Summary.Waits[I];
+    if (!Inner.Unknown && Inner.Semaphores.empty())
+      return; // It cannot happen at this call.
+    OwnWait W;
+    W.When = withFacts(PC.Here, PC.WaitWhen[I]);
+    W.Summary.At = Inner.At;
+    W.Summary.In = Inner.In;
+    W.Summary.Conditional = Inner.Conditional || PC.WaitOpen[I];
+    W.Unknown = Inner.Unknown;
+    for (const SummarySemaphore &S : Inner.Semaphores) {
+      if (W.Unknown)
+        break;
+      if (std::optional<SemaphoreName> N = semaphoreAtCall(S, PC.Args, Vars, Ctx))
+        W.Semaphores.push_back(*N);
+      else
+        W.Unknown = true; // It may be any semaphore the caller can reach.
+    }
+    if (!W.Unknown) {
+      W.Placeholder = placeholderAtCall(Inner, PC.Args, Api, Vars, Ctx);
+      if (Inner.Target)
+        W.Target = bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx);
+      if (Inner.Source && !W.Placeholder)
+        W.Source = bufferAtCall(*Inner.Source, PC.Args, Api, Vars, Ctx);
+      W.Summary.Exact = Inner.Exact && !W.Placeholder && W.Target && W.Semaphores.size() == 1;
+    }
+    stateInParameters(W);
+    Waits.push_back(std::move(W));
+  }
+
+  /// Whether a wait of the function may take the bytes of the copy \p Id it
+  /// starts, on some path that makes both.
+  bool covered(OriginId Id, const Named &Copy, const ParamFacts &When) const {
     for (const OwnWait &W : Waits) {
       if (exclusive(When, W.When))
         continue;
@@ -608,11 +632,13 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
       }
     }
     return false;
-  };
-  // A start the summary can state: its receive semaphore on a parameter.
-  auto AddStart = [&](OriginId Id, const Named &Copy, Remoteness Kind, const Expr *At,
-                      const FunctionDecl *In, ParamFacts When, bool Conditional) {
-    if (!llvm::is_contained(A.InFlightAtExit, Id) || Covered(Id, Copy, When))
+  }
+
+  /// A start the summary can state: in flight at the exit on some path,
+  /// taken by no wait of the function, its receive semaphore a parameter's.
+  void addStart(OriginId Id, const Named &Copy, Remoteness Kind, const Expr *At,
+                const FunctionDecl *In, ParamFacts When, bool Conditional) {
+    if (!llvm::is_contained(A.InFlightAtExit, Id) || covered(Id, Copy, When))
       return;
     std::optional<SummarySemaphore> Receive = summarySemaphore(Copy.Semaphore, Vars, Ctx);
     if (!Receive)
@@ -627,114 +653,143 @@ ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl 
     H.When = std::move(When);
     H.Conditional = Conditional || !keepUnwritten(H.When, FD, Vars);
     P.Starts.push_back(std::move(H));
-  };
-  auto NamedCopy = [&](const OriginInfo &O) -> std::optional<Named> {
+  }
+
+  std::optional<Named> namedCopy(const OriginInfo &O) const {
     const Expr *Receive = copySemaphores(O.Site, Api).Receive;
     std::optional<SemaphoreName> S = Receive ? semaphoreName(Receive, Vars) : std::nullopt;
     if (!S)
       return std::nullopt;
     CopyBuffers Buffers = copyBuffers(O.Site, Api);
     return Named{*S, Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt};
-  };
-  for (const DescriptorUse &U : A.Starts)
-    for (const Value &V : U.Values.values()) {
-      const OriginInfo &O = A.origin(V.Origin);
-      if (O.Kind == Remoteness::Unknown || !BuiltHere(O))
-        continue;
-      if (std::optional<Named> Copy = NamedCopy(O))
-        AddStart(V.Origin, *Copy, O.Kind, U.Call, &FD, U.Params, false);
-    }
-  for (const auto &[Site, Facts] : A.StartedFactories)
-    for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
-      const OriginInfo &O = A.origin(Id);
-      if (O.Site != Site || O.Kind == Remoteness::Unknown || !BuiltHere(O))
-        continue;
-      if (std::optional<Named> Copy = NamedCopy(O))
-        AddStart(Id, *Copy, O.Kind, Site, &FD, Facts, false);
-    }
-  for (const ProtocolCall &PC : A.ProtocolCalls)
-    for (unsigned I = 0; I < PC.Summary.Starts.size(); ++I) {
-      const HelperStart &Inner = PC.Summary.Starts[I];
-      OriginId Id = PC.StartOrigins[I];
-      if (!Id)
-        continue;
-      std::optional<SemaphoreName> S = semaphoreAtCall(Inner.Receive, PC.Args, Vars, Ctx);
-      if (!S)
-        continue;
-      Named Copy{*S, Inner.Target ? bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx)
-                                  : std::nullopt};
-      AddStart(Id, Copy, Inner.Kind, Inner.At, Inner.In, withFacts(PC.Here, PC.StartWhen[I]),
-               Inner.Conditional || PC.StartOpen[I]);
-    }
-
-  // Receive-only waits of remote copies whose send semaphore is a followed
-  // parameter's and that nothing here drains: the caller judges them.
-  auto OnFollowedParameter = [&](const SemaphoreName &N) {
-    std::optional<unsigned> Param = parameterOf(N.Root, Vars);
-    return Param && P.followed(*Param);
-  };
-  for (const DescriptorUse &U : A.ReceiveWaits) {
-    if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::WaitRecv)
-      continue;
-    KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
-    if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
-      continue;
-    HelperReceiveOnly R;
-    R.WaitRecv = U.Call;
-    R.In = &FD;
-    R.When = U.Params;
-    bool Stated = keepUnwritten(R.When, FD, Vars);
-    for (OriginId D : Remote.Origins) {
-      const OriginInfo &O = A.origin(D);
-      const Expr *SendArg =
-          BuiltHere(O) && !A.handedOn(D) && !Kept.count(O.Site) ? copySemaphores(O.Site, Api).Send
-                                                                : nullptr;
-      std::optional<SemaphoreName> Send = SendArg ? semaphoreName(SendArg, Vars) : std::nullopt;
-      std::optional<SummarySemaphore> S =
-          Send && OnFollowedParameter(*Send) ? summarySemaphore(*Send, Vars, Ctx) : std::nullopt;
-      if (!S || sendMayBeDrained(A, D, *Send, Vars, Ctx, Api)) {
-        Stated = false;
-        break;
-      }
-      if (!R.Construction)
-        R.Construction = O.Site;
-      R.Sends.push_back(*S);
-    }
-    if (Stated)
-      P.ReceiveOnly.push_back(std::move(R));
   }
-  for (const ProtocolCall &PC : A.ProtocolCalls)
-    for (unsigned I = 0; I < PC.Summary.ReceiveOnly.size(); ++I) {
-      const HelperReceiveOnly &Inner = PC.Summary.ReceiveOnly[I];
-      if (Inner.Sends.empty())
+
+  /// The copies it starts (start calls, started factories) and those the
+  /// helpers it calls start.
+  void collectStarts() {
+    for (const DescriptorUse &U : A.Starts)
+      for (const Value &V : U.Values.values()) {
+        const OriginInfo &O = A.origin(V.Origin);
+        if (O.Kind == Remoteness::Unknown || !builtHere(O))
+          continue;
+        if (std::optional<Named> Copy = namedCopy(O))
+          addStart(V.Origin, *Copy, O.Kind, U.Call, &FD, U.Params, false);
+      }
+    for (const auto &[Site, Facts] : A.StartedFactories)
+      for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
+        const OriginInfo &O = A.origin(Id);
+        if (O.Site != Site || O.Kind == Remoteness::Unknown || !builtHere(O))
+          continue;
+        if (std::optional<Named> Copy = namedCopy(O))
+          addStart(Id, *Copy, O.Kind, Site, &FD, Facts, false);
+      }
+    for (const ProtocolCall &PC : A.ProtocolCalls)
+      for (unsigned I = 0; I < PC.Summary.Starts.size(); ++I) {
+        const HelperStart &Inner = PC.Summary.Starts[I];
+        OriginId Id = PC.StartOrigins[I];
+        if (!Id)
+          continue;
+        std::optional<SemaphoreName> S = semaphoreAtCall(Inner.Receive, PC.Args, Vars, Ctx);
+        if (!S)
+          continue;
+        Named Copy{*S, Inner.Target ? bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx)
+                                    : std::nullopt};
+        addStart(Id, Copy, Inner.Kind, Inner.At, Inner.In, withFacts(PC.Here, PC.StartWhen[I]),
+                 Inner.Conditional || PC.StartOpen[I]);
+      }
+  }
+
+  /// The summary's name of \p Send when it is a followed parameter's and
+  /// nothing here drains it (\p D: the copy, when it is one of this function).
+  std::optional<SummarySemaphore> undrainedParameter(const std::optional<SemaphoreName> &Send,
+                                                     OriginId D) const {
+    if (!Send)
+      return std::nullopt;
+    std::optional<unsigned> Param = parameterOf(Send->Root, Vars);
+    if (!Param || !P.followed(*Param) || sendMayBeDrained(A, D, *Send, Vars, Ctx, Api))
+      return std::nullopt;
+    return summarySemaphore(*Send, Vars, Ctx);
+  }
+
+  /// Receive-only waits of remote copies on a followed parameter's send
+  /// semaphore that nothing here drains: the caller judges them.
+  void collectReceiveOnly() {
+    for (const DescriptorUse &U : A.ReceiveWaits) {
+      if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::WaitRecv)
+        continue;
+      KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
+      if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
         continue;
       HelperReceiveOnly R;
-      R.WaitRecv = Inner.WaitRecv;
-      R.Construction = Inner.Construction;
-      R.In = Inner.In;
-      R.When = withFacts(PC.Here, PC.ReceiveOnlyWhen[I]);
+      R.WaitRecv = U.Call;
+      R.In = &FD;
+      R.When = U.Params;
       bool Stated = keepUnwritten(R.When, FD, Vars);
-      for (const SummarySemaphore &Sem : Inner.Sends) {
-        std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+      for (OriginId D : Remote.Origins) {
+        const OriginInfo &O = A.origin(D);
+        const Expr *SendArg =
+            builtHere(O) && !leaves(D) ? copySemaphores(O.Site, Api).Send : nullptr;
         std::optional<SummarySemaphore> S =
-            Send && OnFollowedParameter(*Send) ? summarySemaphore(*Send, Vars, Ctx) : std::nullopt;
-        if (!S || sendMayBeDrained(A, 0, *Send, Vars, Ctx, Api)) {
+            undrainedParameter(SendArg ? semaphoreName(SendArg, Vars) : std::nullopt, D);
+        if (!S) {
           Stated = false;
           break;
         }
+        if (!R.Construction)
+          R.Construction = O.Site;
         R.Sends.push_back(*S);
       }
       if (Stated)
         P.ReceiveOnly.push_back(std::move(R));
     }
-
-  for (OwnWait &W : Waits) {
-    // A wait only of the function's own semaphores is none of a caller's.
-    if (!W.Summary.Unknown && W.Summary.Semaphores.empty())
-      continue;
-    P.Waits.push_back(std::move(W.Summary));
+    for (const ProtocolCall &PC : A.ProtocolCalls)
+      for (unsigned I = 0; I < PC.Summary.ReceiveOnly.size(); ++I) {
+        const HelperReceiveOnly &Inner = PC.Summary.ReceiveOnly[I];
+        if (Inner.Sends.empty())
+          continue; // Not made at this call.
+        HelperReceiveOnly R;
+        R.WaitRecv = Inner.WaitRecv;
+        R.Construction = Inner.Construction;
+        R.In = Inner.In;
+        R.When = withFacts(PC.Here, PC.ReceiveOnlyWhen[I]);
+        bool Stated = keepUnwritten(R.When, FD, Vars);
+        for (const SummarySemaphore &Sem : Inner.Sends) {
+          std::optional<SummarySemaphore> S =
+              undrainedParameter(semaphoreAtCall(Sem, PC.Args, Vars, Ctx), 0);
+          if (!S) {
+            Stated = false;
+            break;
+          }
+          R.Sends.push_back(*S);
+        }
+        if (Stated)
+          P.ReceiveOnly.push_back(std::move(R));
+      }
   }
-  return P;
+
+  const FunctionAnalysis &A;
+  const FunctionDecl &FD;
+  const ASTContext &Ctx;
+  const ApiIndex &Api;
+  UnwrittenVariables Vars;
+  ProtocolSummary P;
+  llvm::SmallPtrSet<const Expr *, 4> Kept;
+  std::vector<OwnWait> Waits;
+};
+
+} // namespace
+
+ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl &FD,
+                                  const ASTContext &Ctx, const ApiIndex &Api) {
+  // Past the work limit nothing is known; copies folded together past the
+  // bound have no semaphores to name.
+  if (A.HitWorkLimit || !FD.hasBody() ||
+      llvm::any_of(A.Origins, [](const OriginInfo &O) { return O.Folded; })) {
+    ProtocolSummary Nothing;
+    Nothing.Followed.assign(FD.getNumParams(), false);
+    return Nothing;
+  }
+  return Summariser(A, FD, Ctx, Api).run();
 }
 
 } // namespace dmalint

@@ -72,6 +72,11 @@ AST_MATCHER_P(FunctionDecl, usesApi, std::shared_ptr<const ApiIndex>, Api) {
   return AnalysisCache::current().usesApi(Node, *Api);
 }
 
+/// Uses the API, or calls a function of the translation unit that does.
+AST_MATCHER_P(FunctionDecl, reachesApi, std::shared_ptr<const ApiIndex>, Api) {
+  return AnalysisCache::current().reachesApi(Node, Finder->getASTContext(), *Api);
+}
+
 bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B) {
   if (A.size() != B.size())
     return false;
@@ -91,6 +96,12 @@ ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi()
   // matcher saves.
   return functionDecl(isDefinition(), apiInTranslationUnit(Api),
                       unless(isExpansionInSystemHeader()), usesApi(Api));
+}
+
+ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsReachingApi() const {
+  using namespace ast_matchers;
+  return functionDecl(isDefinition(), apiInTranslationUnit(Api),
+                      unless(isExpansionInSystemHeader()), reachesApi(Api));
 }
 
 const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx) {

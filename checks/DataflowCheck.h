@@ -42,6 +42,9 @@ protected:
   /// Function definitions that touch the API at all (call a descriptor
   /// method, a factory, or build a descriptor): the others cost nothing.
   clang::ast_matchers::internal::BindableMatcher<clang::Decl> functionsUsingApi() const;
+  /// The same, and those that call a function of the translation unit that
+  /// uses the API (the protocol checks follow helpers' summaries).
+  clang::ast_matchers::internal::BindableMatcher<clang::Decl> functionsReachingApi() const;
 
   /// The analysis of \p FD, or null when it must not be judged: a template
   /// pattern, a translation unit with errors, or a function over the work

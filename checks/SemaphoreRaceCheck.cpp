@@ -10,7 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void SemaphoreRaceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(functionsUsingApi().bind("function"));
+  Matchers.add(functionsReachingApi().bind("function"));
 }
 
 void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
@@ -22,25 +22,39 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   for (const SemaphoreRace &R : semaphoreRaces(*Analysis, *Function, Ctx, *Api)) {
-    std::string Semaphore = spelling(R.Semaphore, Ctx);
-    std::string Target = spelling(R.WaitBuffer, Ctx);
-    std::string Other = spelling(R.InFlightBuffer, Ctx);
-    if (Semaphore.empty() || Target.empty() || Other.empty())
+    if (R.Semaphore.empty() || R.WaitBuffer.empty() || R.InFlightBuffer.empty())
       continue; // Spelled by a macro: nothing to name it by.
+    std::string Waiter = R.WaitHelper ? R.WaitHelper->getNameAsString() : "";
+    std::string Starter = R.StartHelper ? R.StartHelper->getNameAsString() : "";
     Candidate C;
-    C.Loc = R.Wait->Call->getExprLoc();
+    C.Loc = R.WaitAt->getExprLoc();
     C.Message = formatMessage(
-        "this wait on '%0' for '%1' may return on the bytes of the copy into '%2', which "
-        "signals the same semaphore and is still in flight; give each buffer slot its own "
-        "semaphore",
-        {Semaphore, Target, Other});
+        R.WaitHelper
+            ? "'%3' waits here on '%0' for '%1' and may return on the bytes of the copy into "
+              "'%2', which signals the same semaphore and is still in flight; give each "
+              "buffer slot its own semaphore"
+            : "this wait on '%0' for '%1' may return on the bytes of the copy into '%2', which "
+              "signals the same semaphore and is still in flight; give each buffer slot its "
+              "own semaphore",
+        {R.Semaphore, R.WaitBuffer, R.InFlightBuffer, Waiter});
+    if (R.WaitInHelper)
+      C.Notes.push_back(
+          {R.WaitInHelper->getExprLoc(),
+           formatMessage("the wait in '%0' is here",
+                         {R.WaitIn ? R.WaitIn->getNameAsString() : Waiter})});
+    const char *Until = R.InLoop ? "before this iteration ends" : "before the function returns";
     C.Notes.push_back(
         {R.Start->getExprLoc(),
-         formatMessage(R.InLoop ? "the copy into '%0' is started here on '%1', and not waited "
-                                  "before this iteration ends"
-                                : "the copy into '%0' is started here on '%1', and not waited "
-                                  "before the function returns",
-                       {Other, Semaphore})});
+         formatMessage(R.StartHelper ? "the copy into '%0' is started here on '%1', by '%2', and "
+                                       "not waited %3"
+                                     : "the copy into '%0' is started here on '%1', and not "
+                                       "waited %3",
+                       {R.InFlightBuffer, R.Semaphore, Starter, Until})});
+    if (R.StartInHelper)
+      C.Notes.push_back(
+          {R.StartInHelper->getExprLoc(),
+           formatMessage("'%0' starts it here",
+                         {R.StartIn ? R.StartIn->getNameAsString() : Starter})});
     reached(C.Loc, std::move(C));
   }
 }

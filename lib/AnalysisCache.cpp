@@ -1,5 +1,6 @@
 //===- AnalysisCache.cpp - One descriptor analysis per function, shared ---===//
 #include "dmalint/AnalysisCache.h"
+#include "dmalint/Protocol.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -20,6 +21,7 @@ void AnalysisCache::reset() {
   Results.clear();
   Scratch.clear();
   UsesApi.clear();
+  ReachesApi.clear();
   Reported.clear();
   InProgress.clear();
   Recursive.clear();
@@ -131,6 +133,76 @@ const FunctionSummary *AnalysisCache::function(const clang::FunctionDecl &FD) {
     return nullptr;
   const FunctionAnalysis &A = analysis(FD, *Ctx, *Api, *Limits);
   return A.HitWorkLimit ? nullptr : &A.Summary;
+}
+
+namespace {
+
+/// The functions with a body in this translation unit (outside system
+/// headers) that a body calls or constructs with, lambdas included.
+class DirectCallees : public clang::RecursiveASTVisitor<DirectCallees> {
+public:
+  explicit DirectCallees(const clang::SourceManager &SM) : SM(SM) {}
+  bool VisitCallExpr(clang::CallExpr *Call) {
+    add(Call->getDirectCallee());
+    return true;
+  }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE) {
+    add(CE->getConstructor());
+    return true;
+  }
+  std::vector<const clang::FunctionDecl *> Found;
+
+private:
+  void add(const clang::FunctionDecl *FD) {
+    const clang::FunctionDecl *Definition = nullptr;
+    if (!FD || !FD->hasBody(Definition) || Definition->isDependentContext() ||
+        SM.isInSystemHeader(Definition->getLocation()) || llvm::is_contained(Found, Definition))
+      return;
+    Found.push_back(Definition);
+  }
+  const clang::SourceManager &SM;
+};
+
+} // namespace
+
+bool AnalysisCache::reachesApi(const clang::FunctionDecl &FD, const clang::ASTContext &C,
+                               const ApiIndex &For) {
+  if (auto It = ReachesApi.find(&FD); It != ReachesApi.end())
+    return It->second; // Known, or being found (a cycle: what the rest says).
+  ReachesApi[&FD] = false;
+  bool Reaches = usesApi(FD, For);
+  if (!Reaches && FD.hasBody()) {
+    DirectCallees Callees(C.getSourceManager());
+    Callees.TraverseStmt(FD.getBody());
+    for (const clang::FunctionDecl *Callee : Callees.Found)
+      if (Callee != &FD && reachesApi(*Callee, C, For)) {
+        Reaches = true;
+        break;
+      }
+  }
+  ReachesApi[&FD] = Reaches;
+  return Reaches;
+}
+
+const ProtocolSummary *AnalysisCache::protocol(const clang::FunctionDecl &FD) {
+  // A function whose analysis is in progress (recursion) has no summary yet.
+  if (!Ctx || !Api || !Limits || llvm::is_contained(InProgress, &FD) || InProgress.size() >= 64 ||
+      Ctx->getSourceManager().isInSystemHeader(FD.getLocation()) || !reachesApi(FD, *Ctx, *Api))
+    return nullptr;
+  analysis(FD, *Ctx, *Api, *Limits);
+  Key K = keyOf(&FD, *Limits);
+  for (std::map<Key, FunctionAnalysis> *Store : {&Results, &Scratch}) {
+    auto It = Store->find(K);
+    if (It == Store->end())
+      continue;
+    FunctionAnalysis &A = It->second;
+    if (A.HitWorkLimit)
+      return nullptr;
+    if (!A.Protocol)
+      A.Protocol = summariseProtocol(A, FD, *Ctx, *Api);
+    return &*A.Protocol;
+  }
+  return nullptr;
 }
 
 namespace {

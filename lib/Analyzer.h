@@ -221,6 +221,18 @@ public:
                             const clang::Expr *Arg, unsigned Param, const ValueSet &VS,
                             const SendWaitRequirement &Inner);
 
+  // -------------------------------------------- ProtocolSummaries.cpp ---
+  /// A call of a helper with a ProtocolSummary: the copies it may leave in
+  /// flight are in flight here from now on, and (in the report sweep) the
+  /// call is recorded with the copies in flight before it (\p InFlightBefore).
+  void protocolCall(const clang::Expr *Call, const clang::FunctionDecl *Callee,
+                    llvm::ArrayRef<const clang::Expr *> Args,
+                    llvm::ArrayRef<OriginId> InFlightBefore, State &S, bool Report);
+  /// A factory that returns a started copy, with the bool parameter facts here.
+  void recordStartedFactory(const clang::Expr *Call, const State &S);
+  /// The origins that may be in flight in \p S.
+  llvm::SmallVector<OriginId, 2> inFlight(const State &S) const;
+
   // ---------------------------------------------------- Summaries.cpp ---
   void recordReturn(const clang::Expr *Returned, State &S, unsigned Depth);
   void summarise(const clang::FunctionDecl &FD, const State &Exit);
@@ -270,6 +282,11 @@ public:
   /// constant evaluation are what a visit of a small block costs most).
   llvm::DenseMap<const clang::Expr *, std::optional<AtomId>> AtomOfExpr;
   mutable llvm::DenseMap<const clang::Expr *, std::optional<bool>> ConstantOfExpr;
+
+  /// The origin of each start of a helper's summary at each call.
+  std::map<std::pair<const clang::Expr *, unsigned>, OriginId> HelperOriginIds;
+  /// Where a call is in Out.ProtocolCalls.
+  std::map<const clang::Expr *, size_t> ProtocolCallIndex;
 
   /// Where a call's use is in its list of uses.
   std::map<const clang::CXXMemberCallExpr *, size_t> UseIndex;

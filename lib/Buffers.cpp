@@ -82,7 +82,11 @@ BufferRelation compareBuffers(const BufferName &A, const BufferName &B,
         continue;
       }
     }
-    // Two slices: [start, start + size) intervals.
+    // Two slices: the same one (one start, one size, of whatever value),
+    // or [start, start + size) intervals.
+    if (compareIndices(SA.Start, SB.Start, Vars, Ctx, Where) == IndexRelation::Same &&
+        compareIndices(SA.Size, SB.Size, Vars, Ctx, Where) == IndexRelation::Same)
+      continue;
     std::optional<int64_t> SizeA = constantInt(SA.Size, Ctx), SizeB = constantInt(SB.Size, Ctx);
     std::optional<int64_t> Distance = constantDifference(SA.Start, SB.Start, Vars, Ctx, Where);
     if (!SizeA || !SizeB || !Distance || *SizeA <= 0 || *SizeB <= 0)
@@ -92,7 +96,8 @@ BufferRelation compareBuffers(const BufferName &A, const BufferName &B,
     if (*Distance != 0 || *SizeA != *SizeB)
       return BufferRelation::Overlap;
   }
-  return A.Steps.size() == B.Steps.size() ? BufferRelation::Same : BufferRelation::Overlap;
+  return A.Steps.size() == B.Steps.size() && !A.Inexact && !B.Inexact ? BufferRelation::Same
+                                                                      : BufferRelation::Overlap;
 }
 
 } // namespace dmalint

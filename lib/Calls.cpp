@@ -11,6 +11,7 @@
 #include "Analyzer.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
 
@@ -174,6 +175,10 @@ void Analyzer::recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee
 void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
                     llvm::ArrayRef<const Expr *> Args, const LocationList *Object, State &S,
                     bool Report, unsigned Depth) {
+  // What a helper's waits may find in flight, and what it may leave so.
+  llvm::SmallVector<OriginId, 2> InFlightBefore = inFlight(S);
+  auto Protocol = llvm::make_scope_exit(
+      [&] { protocolCall(Call, Callee, Args, InFlightBefore, S, Report); });
   const FunctionSummary *Summary = summaryFor(Callee);
   if (!Summary) {
     opaqueCall(Callee, Args, S, Report, Depth);

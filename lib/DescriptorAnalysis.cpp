@@ -125,8 +125,10 @@ void Analyzer::run(const FunctionDecl &FD) {
     Out.Starts.clear();
     Out.ReceiveWaits.clear();
     Out.HelperWaitSends.clear();
+    Out.ProtocolCalls.clear();
     return;
   }
+  Out.InFlightAtExit = inFlight(Exit);
   // A wait_send whose descriptor reaches the end with no receive wait.
   for (const PendingReceive &P : Exit.Pending)
     ReceiveAfter[P.Use].second = true;

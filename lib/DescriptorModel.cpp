@@ -251,12 +251,17 @@ void Analyzer::lifecycle(const LocationList &Locs, const ValueSet &Values, LifeE
   }
 }
 
-void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallExpr *Call,
-                         const ValueSet &Values, const State &S) {
+llvm::SmallVector<OriginId, 2> Analyzer::inFlight(const State &S) const {
   llvm::SmallVector<OriginId, 2> InFlight;
   for (auto &[Id, Mask] : S.Life)
     if (Mask & (LifeState::InFlight | SendWaited))
       InFlight.push_back(Id);
+  return InFlight;
+}
+
+void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallExpr *Call,
+                         const ValueSet &Values, const State &S) {
+  llvm::SmallVector<OriginId, 2> InFlight = inFlight(S);
   ParamFacts Params = paramFacts(S);
   auto [It, Inserted] = UseIndex.emplace(Call, Uses.size());
   if (Inserted) {

@@ -1,10 +1,12 @@
 //===- Protocol.cpp - What the semaphore protocol checks ask --------------===//
 #include "dmalint/Protocol.h"
+#include "RootMentions.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
 #include "llvm/ADT/DenseMap.h"
 #include <map>
 
@@ -12,111 +14,6 @@ using namespace clang;
 
 namespace dmalint {
 
-namespace {
-
-/// Where a function mentions semaphore roots. A root mentioned only as a
-/// semaphore argument of copies (directly, or through a local semaphore
-/// variable that is used only there) is waited nowhere but by the copies'
-/// descriptors; any other mention (a call of a helper, semaphore_wait, a
-/// reference bound to it) may wait it where the analysis does not look, and
-/// so may a copy in a lambda, which the analysis follows only where it sees
-/// the lambda called.
-class RootMentions : public RecursiveASTVisitor<RootMentions> {
-public:
-  RootMentions(const ApiIndex &Api) : Api(Api) {}
-
-  bool TraverseStmt(Stmt *S) {
-    if (!S)
-      return true;
-    bool Allowed = SemaphoreArguments.contains(S);
-    Inside += Allowed;
-    bool Result = RecursiveASTVisitor::TraverseStmt(S);
-    Inside -= Allowed;
-    return Result;
-  }
-  bool TraverseLambdaExpr(LambdaExpr *L) {
-    ++InLambda;
-    bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
-    --InLambda;
-    return Result;
-  }
-  bool TraverseVarDecl(VarDecl *V) {
-    Initialising.push_back(V);
-    bool Result = RecursiveASTVisitor::TraverseVarDecl(V);
-    Initialising.pop_back();
-    return Result;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (Api.isCopy(*Call))
-      addArguments(Call);
-    return true;
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
-    if (Api.isCopy(*CE)) {
-      addArguments(CE);
-      // The source semaphore may be an optional the analysis follows, or
-      // not: either way it is a semaphore argument.
-      if (Api.model().CtorSrcSemParam < CE->getNumArgs())
-        SemaphoreArguments.insert(CE->getArg(Api.model().CtorSrcSemParam));
-    }
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!V)
-      return true;
-    const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
-    Mentions.push_back({cast<VarDecl>(V->getCanonicalDecl()), Inside > 0 && InLambda == 0, Init});
-    return true;
-  }
-
-  /// True when every mention of \p Root is a semaphore argument of a copy.
-  bool onlyInCopies(const ValueDecl *Root) const {
-    const auto *V = dyn_cast<VarDecl>(Root);
-    if (!V)
-      return false;
-    for (const Mention &M : Mentions) {
-      if (M.Var != V || M.InCopy)
-        continue;
-      if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf))
-        return false;
-    }
-    return true;
-  }
-
-private:
-  struct Mention {
-    const VarDecl *Var;
-    bool InCopy;
-    const VarDecl *InInitOf;
-  };
-
-  void addArguments(const Expr *Copy) {
-    CopySemaphores Sems = copySemaphores(Copy, Api);
-    for (const Expr *E : {Sems.Send, Sems.Receive})
-      if (E)
-        SemaphoreArguments.insert(E);
-  }
-  /// A local variable mentioned only as a semaphore argument of copies.
-  bool isLocalSemaphoreCopy(const VarDecl *V) const {
-    if (!V->isLocalVarDecl() || isa<ParmVarDecl>(V))
-      return false;
-    const VarDecl *Canonical = V->getCanonicalDecl();
-    for (const Mention &M : Mentions)
-      if (M.Var == Canonical && !M.InCopy)
-        return false;
-    return true;
-  }
-
-  const ApiIndex &Api;
-  unsigned Inside = 0, InLambda = 0;
-  std::vector<VarDecl *> Initialising;
-  llvm::DenseSet<const Stmt *> SemaphoreArguments;
-  std::vector<Mention> Mentions;
-};
-
-/// The semaphores a wait of role \p Role on a copy of origin \p O waits:
-/// false when they cannot be named (then the wait may wait anything).
 bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariables &Vars,
                       const ApiIndex &Api, llvm::SmallVectorImpl<SemaphoreName> &Out) {
   if (!O.Site || O.isParameter() || O.Imported || O.Folded || O.Engaged || !Api.isCopy(*O.Site))
@@ -137,7 +34,41 @@ bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariable
   return true;
 }
 
-} // namespace
+bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
+                      const UnwrittenVariables &Vars, const ASTContext &Ctx,
+                      const ApiIndex &Api) {
+  auto MayBe = [&](const SemaphoreName &W) {
+    SemaphoreRelation R = compareSemaphores(Send, W, Vars, Ctx);
+    return R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown;
+  };
+  for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
+    for (const DescriptorUse &U : *Uses) {
+      ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
+      if (D && Role != ApiRole::WaitRecv && U.Values.hasOrigin(D))
+        return true;
+      for (const Value &V : U.Values.values()) {
+        const OriginInfo &O = A.origin(V.Origin);
+        if (O.Covered)
+          continue;
+        llvm::SmallVector<SemaphoreName, 2> Waited;
+        if (!waitedSemaphores(O, Role, Vars, Api, Waited) || llvm::any_of(Waited, MayBe))
+          return true;
+      }
+    }
+  // The waits of the helpers it calls, on any path: what they wait, with
+  // the arguments put in.
+  for (const ProtocolCall &PC : A.ProtocolCalls)
+    for (const HelperWait &H : PC.Summary.Waits) {
+      if (H.Unknown)
+        return true;
+      for (const SummarySemaphore &Sem : H.Semaphores) {
+        std::optional<SemaphoreName> W = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+        if (!W || MayBe(*W))
+          return true;
+      }
+    }
+  return false;
+}
 
 std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const FunctionDecl &FD,
                                               const ASTContext &Ctx, const ApiIndex &Api,
@@ -150,30 +81,21 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     return Found;
   std::optional<UnwrittenVariables> Vars;
   std::optional<RootMentions> Roots;
-
-  // Whether some wait of the function may take what \p D's copies signal on
-  // their send semaphore \p Send.
-  auto MayBeDrained = [&](OriginId D, const SemaphoreName &Send) {
-    for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
-      for (const DescriptorUse &U : *Uses) {
-        ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
-        if (Role != ApiRole::WaitRecv && U.Values.hasOrigin(D))
-          return true;
-        for (const Value &V : U.Values.values()) {
-          const OriginInfo &O = A.origin(V.Origin);
-          if (O.Covered)
-            continue;
-          llvm::SmallVector<SemaphoreName, 2> Waited;
-          if (!waitedSemaphores(O, Role, *Vars, Api, Waited))
-            return true;
-          for (const SemaphoreName &W : Waited) {
-            SemaphoreRelation R = compareSemaphores(Send, W, *Vars, Ctx);
-            if (R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown)
-              return true;
-          }
-        }
-      }
-    return false;
+  auto Prepare = [&] {
+    if (Vars)
+      return;
+    Vars.emplace(FD, Api);
+    Roots.emplace(Api, followedArguments(A));
+    Roots->TraverseStmt(FD.getBody());
+  };
+  // Whether the send semaphore \p Send is the function's to judge: a local
+  // of it, or a parameter of a function no other function calls (else a
+  // caller may drain it; a member's or a global's, other functions), that
+  // it mentions only where the analysis follows.
+  auto Judged = [&](const SemaphoreName &Send) {
+    const auto *Root = dyn_cast<VarDecl>(Send.Root);
+    return Root && (isa<ParmVarDecl>(Root) ? !CalledHere : Root->isLocalVarDecl()) &&
+           Root->getDeclContext() == &FD && Roots->onlyInCopies(Root);
   };
 
   for (const DescriptorUse &U : A.ReceiveWaits) {
@@ -182,11 +104,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
     if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
       continue;
-    if (!Vars) {
-      Vars.emplace(FD, Api);
-      Roots.emplace(Api);
-      Roots->TraverseStmt(FD.getBody());
-    }
+    Prepare();
     SendNeverWaited Finding;
     Finding.WaitRecv = &U;
     bool Provable = true;
@@ -199,12 +117,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       }
       const Expr *SendArg = copySemaphores(O.Site, Api).Send;
       std::optional<SemaphoreName> Send = SendArg ? semaphoreName(SendArg, *Vars) : std::nullopt;
-      const auto *Root = Send ? dyn_cast<VarDecl>(Send->Root) : nullptr;
-      // A parameter's semaphores may be waited by a caller; a member's or a
-      // global's by other functions.
-      bool OwnRoot = Root && (isa<ParmVarDecl>(Root) ? !CalledHere : Root->isLocalVarDecl()) &&
-                     Root->getDeclContext() == &FD;
-      if (!OwnRoot || !Roots->onlyInCopies(Root) || MayBeDrained(D, *Send)) {
+      if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api)) {
         Provable = false;
         break;
       }
@@ -215,17 +128,62 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     if (Provable)
       Found.push_back(std::move(Finding));
   }
+
+  // The receive-only waits of the helpers it calls, on semaphores it owns.
+  for (const ProtocolCall &PC : A.ProtocolCalls)
+    for (const HelperReceiveOnly &H : PC.Summary.ReceiveOnly) {
+      if (H.Sends.empty())
+        continue; // Not made at this call.
+      Prepare();
+      bool Provable = true;
+      for (const SummarySemaphore &Sem : H.Sends) {
+        std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, *Vars, Ctx);
+        if (!Send || !Judged(*Send) || sendMayBeDrained(A, 0, *Send, *Vars, Ctx, Api)) {
+          Provable = false;
+          break;
+        }
+      }
+      if (!Provable)
+        continue;
+      SendNeverWaited Finding;
+      Finding.Call = PC.Call;
+      Finding.Helper = PC.Callee;
+      Finding.HelperWaitRecv = H.WaitRecv;
+      Finding.HelperConstruction = H.Construction;
+      Finding.HelperWaitRecvIn = H.In;
+      Finding.SendText = spellAtCall(H.Sends.front(), PC.Args, Ctx);
+      Found.push_back(std::move(Finding));
+    }
   return Found;
 }
 
 namespace {
 
-/// What the race check knows of one local copy built in the function.
+/// What the race check knows of one local copy: built in the function, or
+/// started by a helper it calls.
 struct LocalCopy {
   SemaphoreName Semaphore;
   BufferName Target;
   bool Placeholder = false; ///< Source and target are one view: stands for any copy.
+  std::string SemaphoreText, TargetText; ///< As the function would write them.
 };
+
+/// A wait of the function: its own (Use), or one a helper it calls makes
+/// (the wait Entry of Call's summary), with the copies in flight before it.
+struct WaitSite {
+  const Expr *At = nullptr;
+  const DescriptorUse *Use = nullptr;
+  const ProtocolCall *Call = nullptr;
+  unsigned Entry = 0;
+  llvm::ArrayRef<OriginId> InFlightBefore;
+};
+
+/// A root of the function's own: a parameter or a local. A global (or a
+/// member) may be waited by any function it calls.
+bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD) {
+  const auto *V = dyn_cast_or_null<VarDecl>(Root);
+  return V && (isa<ParmVarDecl>(V) || V->isLocalVarDecl()) && V->getDeclContext() == &FD;
+}
 
 std::optional<LocalCopy> localCopy(const OriginInfo &O, const ApiIndex &Api,
                                    const UnwrittenVariables &Vars, const ASTContext &Ctx) {
@@ -243,28 +201,47 @@ std::optional<LocalCopy> localCopy(const OriginInfo &O, const ApiIndex &Api,
   if (std::optional<BufferName> Src = bufferName(Buffers.Source, Api, Vars))
     C.Placeholder = compareBuffers(*Src, *T, Vars, Ctx, Evaluation::SameIteration) ==
                     BufferRelation::Same;
+  C.SemaphoreText = spelling(S->Spelling, Ctx);
+  C.TargetText = spelling(T->Spelling, Ctx);
   return C;
 }
 
 bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
 
-/// Where a statement sits: its innermost loop, whether a lambda holds it,
-/// and the branches of the ifs around it (inside that loop).
+bool contains(const Stmt *Outer, const Stmt *S, const ParentMap &PM) {
+  for (; S; S = PM.getParent(S))
+    if (S == Outer)
+      return true;
+  return false;
+}
+
+/// The innermost loop around both \p A and \p B; null when none is (the
+/// function's one run holds both).
+const Stmt *commonLoop(const Stmt *A, const Stmt *B, const ParentMap &PM) {
+  for (const Stmt *Parent = PM.getParent(A); Parent; Parent = PM.getParent(Parent))
+    if (isLoop(Parent) && contains(Parent, B, PM))
+      return Parent;
+  return nullptr;
+}
+
+/// Where a statement sits: whether a lambda holds it, and the branches of
+/// the ifs around it inside one iteration of a loop (or, with no loop, in
+/// the function).
 struct Placement {
-  const Stmt *Loop = nullptr;
   bool InLambda = false;
   llvm::SmallVector<std::pair<const IfStmt *, bool>, 4> Branches; ///< (if, then-branch)
 };
 
-Placement placementOf(const Stmt *S, const ParentMap &PM) {
+Placement placementOf(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
   Placement P;
   const Stmt *Child = S;
+  bool Inside = true;
   for (const Stmt *Parent = PM.getParent(S); Parent; Child = Parent, Parent = PM.getParent(Parent)) {
     if (isa<LambdaExpr>(Parent))
       P.InLambda = true;
-    if (!P.Loop && isLoop(Parent))
-      P.Loop = Parent;
-    if (const auto *If = dyn_cast<IfStmt>(Parent); If && !P.Loop) {
+    if (Parent == Loop)
+      Inside = false;
+    if (const auto *If = dyn_cast<IfStmt>(Parent); If && Inside) {
       if (Child == If->getThen())
         P.Branches.push_back({If, true});
       else if (Child == If->getElse())
@@ -272,13 +249,6 @@ Placement placementOf(const Stmt *S, const ParentMap &PM) {
     }
   }
   return P;
-}
-
-bool contains(const Stmt *Outer, const Stmt *S, const ParentMap &PM) {
-  for (; S; S = PM.getParent(S))
-    if (S == Outer)
-      return true;
-  return false;
 }
 
 const Expr *bareCondition(const Expr *E, bool &Positive) {
@@ -339,46 +309,96 @@ bool exclusive(const Placement &A, const Placement &B, const ASTContext &Ctx) {
 std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const FunctionDecl &FD,
                                           const ASTContext &Ctx, const ApiIndex &Api) {
   std::vector<SemaphoreRace> Found;
-  if (A.HitWorkLimit || !FD.hasBody() || A.ReceiveWaits.empty() || A.Starts.empty())
+  if (A.HitWorkLimit || !FD.hasBody())
     return Found;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && MD->getParent()->isLambda())
     return Found;
   // Only a wait with a copy in flight before it can race: most functions
   // stop here, before any model is built.
-  if (llvm::none_of(A.ReceiveWaits, [](const DescriptorUse &U) { return !U.InFlightBefore.empty(); }))
+  if (llvm::none_of(A.ReceiveWaits,
+                    [](const DescriptorUse &U) { return !U.InFlightBefore.empty(); }) &&
+      llvm::none_of(A.ProtocolCalls, [](const ProtocolCall &PC) {
+        return !PC.InFlightBefore.empty() && !PC.Summary.Waits.empty();
+      }))
     return Found;
   const SourceManager &SM = Ctx.getSourceManager();
   UnwrittenVariables Vars(FD, Api);
-  RootMentions Roots(Api);
+  RootMentions Roots(Api, followedArguments(A));
   Roots.TraverseStmt(FD.getBody());
   ParentMap PM(FD.getBody());
   auto Before = [&](const Stmt *X, const Stmt *Y) {
     return SM.isBeforeInTranslationUnit(X->getBeginLoc(), Y->getBeginLoc());
   };
+  // The copy a helper's start or exact wait stands for at a call, when the
+  // call makes it on every path (its conditions are decided there).
+  auto AtCall = [&](const ProtocolCall &PC, const SummarySemaphore &Sem,
+                    const std::optional<SummaryBuffer> &Target) -> std::optional<LocalCopy> {
+    if (!Target)
+      return std::nullopt;
+    std::optional<SemaphoreName> S = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+    std::optional<BufferName> T = bufferAtCall(*Target, PC.Args, Api, Vars, Ctx);
+    if (!S || !T)
+      return std::nullopt;
+    LocalCopy C{*S, *T};
+    C.SemaphoreText = spellAtCall(Sem, PC.Args, Ctx);
+    C.TargetText = spellAtCall(*Target, PC.Args, Ctx);
+    return C;
+  };
   std::map<OriginId, std::optional<LocalCopy>> Copies;
   auto CopyOf = [&](OriginId Id) -> const std::optional<LocalCopy> & {
     auto [It, Inserted] = Copies.try_emplace(Id);
-    if (Inserted && !A.origin(Id).Covered)
-      It->second = localCopy(A.origin(Id), Api, Vars, Ctx);
+    if (!Inserted)
+      return It->second;
+    const OriginInfo &O = A.origin(Id);
+    if (O.HelperCall) {
+      const ProtocolCall &PC = A.ProtocolCalls[O.HelperCall - 1];
+      const HelperStart &H = PC.Summary.Starts[O.HelperEntry];
+      if (H.Kind == Remoteness::Local && !H.Conditional && PC.StartDecided[O.HelperEntry])
+        It->second = AtCall(PC, H.Receive, H.Target);
+    } else if (!O.Covered) {
+      It->second = localCopy(O, Api, Vars, Ctx);
+    }
     return It->second;
   };
-  // Where each copy is started: its start calls, or its started factory.
+  // Where each copy is started: its start calls, its started factory, or
+  // the call of the helper that starts it.
   auto StartsOf = [&](OriginId Id) {
     llvm::SmallVector<const Expr *, 2> Out;
+    const OriginInfo &O = A.origin(Id);
+    if (O.HelperCall) {
+      Out.push_back(A.ProtocolCalls[O.HelperCall - 1].Call);
+      return Out;
+    }
     for (const DescriptorUse &U : A.Starts)
       if (U.Values.hasOrigin(Id))
         Out.push_back(U.Call);
-    const Expr *Site = A.origin(Id).Site;
+    const Expr *Site = O.Site;
     if (Site && Api.roleOf(isa<CallExpr>(Site) ? cast<CallExpr>(Site)->getDirectCallee()
                                                 : nullptr) == ApiRole::StartedLocalFactory)
       Out.push_back(Site);
     return Out;
   };
-  // Whether a wait after \p Start (in its iteration) may take D's bytes.
+  // Whether the semaphore and destination of a wait may take D's bytes.
+  auto MayTake = [&](const LocalCopy &DC, const SemaphoreName &Sem, bool Placeholder,
+                     const BufferName *Target) {
+    SemaphoreRelation S =
+        compareSemaphores(DC.Semaphore, Sem, Vars, Ctx, Evaluation::SameIteration);
+    if (S == SemaphoreRelation::Disjoint || S == SemaphoreRelation::OtherRoot)
+      return false;
+    if (Placeholder || !Target)
+      return true;
+    BufferRelation B = compareBuffers(DC.Target, *Target, Vars, Ctx, Evaluation::SameIteration);
+    return B != BufferRelation::Disjoint && B != BufferRelation::OtherRoot;
+  };
+  // Whether a wait after \p Start (in its iteration) may take D's bytes:
+  // one of the function's own, or one a helper it calls makes.
   auto Covered = [&](OriginId D, const LocalCopy &DC, const Expr *Start, const Stmt *Loop,
-                     const DescriptorUse &Except) {
+                     const WaitSite &Except) {
+    auto After = [&](const Expr *At) {
+      return Before(Start, At) && (!Loop || contains(Loop, At, PM));
+    };
     for (const DescriptorUse &U : A.ReceiveWaits) {
-      if (&U == &Except || !Before(Start, U.Call) || (Loop && !contains(Loop, U.Call, PM)))
+      if (&U == Except.Use || !After(U.Call))
         continue;
       if (U.Values.hasOrigin(D))
         return true;
@@ -386,71 +406,120 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         if (A.origin(V.Origin).Covered)
           continue;
         const std::optional<LocalCopy> &O = CopyOf(V.Origin);
-        if (!O)
-          return true; // It may wait anything.
-        SemaphoreRelation S =
-            compareSemaphores(DC.Semaphore, O->Semaphore, Vars, Ctx, Evaluation::SameIteration);
-        if (S == SemaphoreRelation::Disjoint || S == SemaphoreRelation::OtherRoot)
+        if (!O || MayTake(DC, O->Semaphore, O->Placeholder, &O->Target))
+          return true; // Unnamed: it may wait anything.
+      }
+    }
+    for (const ProtocolCall &PC : A.ProtocolCalls) {
+      if (!After(PC.Call))
+        continue;
+      for (unsigned I = 0; I < PC.Summary.Waits.size(); ++I) {
+        const HelperWait &H = PC.Summary.Waits[I];
+        if (Except.Call == &PC && Except.Entry == I)
           continue;
-        if (O->Placeholder)
+        if (H.Unknown)
           return true;
-        BufferRelation B = compareBuffers(DC.Target, O->Target, Vars, Ctx, Evaluation::SameIteration);
-        if (B != BufferRelation::Disjoint && B != BufferRelation::OtherRoot)
-          return true;
+        std::optional<BufferName> Target =
+            H.Target ? bufferAtCall(*H.Target, PC.Args, Api, Vars, Ctx) : std::nullopt;
+        bool Placeholder = placeholderAtCall(H, PC.Args, Api, Vars, Ctx);
+        for (const SummarySemaphore &Sem : H.Semaphores) {
+          std::optional<SemaphoreName> S = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+          if (!S || MayTake(DC, *S, Placeholder, Target ? &*Target : nullptr))
+            return true;
+        }
       }
     }
     return false;
   };
 
-  for (const DescriptorUse &W : A.ReceiveWaits) {
-    if (W.InFlightBefore.empty())
-      continue;
-    KindVerdict Local = A.verdict(W.Values, Remoteness::Local);
-    if (!Local.All || Local.AnyUnknown || Local.Origins.empty())
-      continue;
-    llvm::SmallVector<const LocalCopy *, 2> Waited;
-    for (OriginId Id : Local.Origins) {
-      const std::optional<LocalCopy> &C = CopyOf(Id);
-      if (!C || C->Placeholder)
-        break;
-      Waited.push_back(&*C);
+  // The waits that may race: the function's own receive waits of local
+  // copies it can name, and the exact waits of the helpers it calls.
+  std::vector<WaitSite> Sites;
+  for (const DescriptorUse &U : A.ReceiveWaits)
+    if (!U.InFlightBefore.empty())
+      Sites.push_back(WaitSite{U.Call, &U, nullptr, 0, U.InFlightBefore});
+  for (const ProtocolCall &PC : A.ProtocolCalls)
+    for (unsigned I = 0; I < PC.Summary.Waits.size(); ++I) {
+      const HelperWait &H = PC.Summary.Waits[I];
+      if (!PC.InFlightBefore.empty() && H.Exact && !H.Conditional && PC.WaitDecided[I] &&
+          H.Semaphores.size() == 1 && !placeholderAtCall(H, PC.Args, Api, Vars, Ctx))
+        Sites.push_back(WaitSite{PC.Call, nullptr, &PC, I, PC.InFlightBefore});
     }
-    if (Waited.size() != Local.Origins.size())
+
+  for (const WaitSite &W : Sites) {
+    llvm::SmallVector<LocalCopy, 2> Waited;
+    if (W.Use) {
+      KindVerdict Local = A.verdict(W.Use->Values, Remoteness::Local);
+      if (!Local.All || Local.AnyUnknown || Local.Origins.empty())
+        continue;
+      for (OriginId Id : Local.Origins) {
+        const std::optional<LocalCopy> &C = CopyOf(Id);
+        if (!C || C->Placeholder)
+          break;
+        Waited.push_back(*C);
+      }
+      if (Waited.size() != Local.Origins.size())
+        continue;
+    } else {
+      const HelperWait &H = W.Call->Summary.Waits[W.Entry];
+      std::optional<LocalCopy> C = AtCall(*W.Call, H.Semaphores.front(), H.Target);
+      if (!C)
+        continue;
+      Waited.push_back(std::move(*C));
+    }
+    if (placementOf(W.At, nullptr, PM).InLambda)
       continue;
-    Placement AtWait = placementOf(W.Call, PM);
-    if (AtWait.InLambda)
-      continue;
+    bool Reported = false;
     for (OriginId D : W.InFlightBefore) {
-      if (W.Values.hasOrigin(D) || A.handedOn(D))
+      if ((W.Use && W.Use->Values.hasOrigin(D)) || A.handedOn(D))
         continue;
       const std::optional<LocalCopy> &DC = CopyOf(D);
-      if (!DC || DC->Placeholder || !Roots.onlyInCopies(DC->Semaphore.Root))
+      if (!DC || DC->Placeholder || !ownRoot(DC->Semaphore.Root, FD) ||
+          !Roots.onlyInCopies(DC->Semaphore.Root))
         continue;
-      bool Races = llvm::all_of(Waited, [&](const LocalCopy *C) {
-        return compareSemaphores(DC->Semaphore, C->Semaphore, Vars, Ctx,
+      bool Races = llvm::all_of(Waited, [&](const LocalCopy &C) {
+        return compareSemaphores(DC->Semaphore, C.Semaphore, Vars, Ctx,
                                  Evaluation::SameIteration) == SemaphoreRelation::Same &&
-               compareBuffers(DC->Target, C->Target, Vars, Ctx, Evaluation::SameIteration) ==
+               compareBuffers(DC->Target, C.Target, Vars, Ctx, Evaluation::SameIteration) ==
                    BufferRelation::Disjoint;
       });
       if (!Races)
         continue;
       for (const Expr *Start : StartsOf(D)) {
-        Placement AtStart = placementOf(Start, PM);
-        if (AtStart.InLambda || AtStart.Loop != AtWait.Loop || !Before(Start, W.Call) ||
-            exclusive(AtStart, AtWait, Ctx) || Covered(D, *DC, Start, AtStart.Loop, W))
+        // Started earlier in the iteration of the innermost loop around both
+        // (a prefetch loop before a loop of waits: the function's run).
+        if (!Before(Start, W.At))
+          continue;
+        const Stmt *Loop = commonLoop(Start, W.At, PM);
+        Placement AtStart = placementOf(Start, Loop, PM);
+        if (AtStart.InLambda || exclusive(AtStart, placementOf(W.At, Loop, PM), Ctx) ||
+            Covered(D, *DC, Start, Loop, W))
           continue;
         SemaphoreRace R;
-        R.Wait = &W;
+        R.Wait = W.Use;
+        R.WaitAt = W.At;
         R.InFlight = D;
         R.Start = Start;
-        R.Semaphore = Waited.front()->Semaphore.Spelling;
-        R.WaitBuffer = Waited.front()->Target.Spelling;
-        R.InFlightBuffer = DC->Target.Spelling;
-        R.InLoop = AtStart.Loop != nullptr;
+        R.Semaphore = Waited.front().SemaphoreText;
+        R.WaitBuffer = Waited.front().TargetText;
+        R.InFlightBuffer = DC->TargetText;
+        R.InLoop = Loop != nullptr;
+        if (W.Call) {
+          R.WaitHelper = W.Call->Callee;
+          R.WaitInHelper = W.Call->Summary.Waits[W.Entry].At;
+          R.WaitIn = W.Call->Summary.Waits[W.Entry].In;
+        }
+        if (const OriginInfo &O = A.origin(D); O.HelperCall) {
+          const ProtocolCall &PC = A.ProtocolCalls[O.HelperCall - 1];
+          R.StartHelper = PC.Callee;
+          R.StartInHelper = PC.Summary.Starts[O.HelperEntry].At;
+          R.StartIn = PC.Summary.Starts[O.HelperEntry].In;
+        }
         Found.push_back(R);
+        Reported = true;
         break;
       }
-      if (!Found.empty() && Found.back().Wait == &W)
+      if (Reported)
         break; // One finding per wait.
     }
   }

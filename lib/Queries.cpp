@@ -36,7 +36,8 @@ std::vector<OriginId> FunctionAnalysis::unusedConstructions() const {
   for (OriginId Id = 1; Id < Origins.size(); ++Id) {
     const OriginInfo &O = Origins[Id];
     if (O.isParameter() || O.Kind == Remoteness::Unknown || !O.Site || O.Imported ||
-        O.Folded || O.Engaged || (Id < UsedOrEscaped.size() && UsedOrEscaped[Id]))
+        O.Folded || O.Engaged || O.HelperCall ||
+        (Id < UsedOrEscaped.size() && UsedOrEscaped[Id]))
       continue;
     Unused.push_back(Id);
   }

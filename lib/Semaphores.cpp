@@ -240,8 +240,32 @@ bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
   return IA == IB;
 }
 
-IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariables &Vars,
-                             const ASTContext &Ctx, Evaluation Where) {
+namespace {
+
+/// \p E, or what initialised it when it names an integer local of the
+/// function that is never written and whose initialiser has the same value
+/// wherever \p E is evaluated (`const int next = slot == 0 ? 1 : 0;`): then
+/// `next` and `slot` compare as the expressions they stand for. A local that
+/// copies something that changes (`const int slot = *slot_ref;`) stays a
+/// name of its own, which is invariant where its initialiser is not.
+const Expr *expandLocal(const Expr *E, const UnwrittenVariables &Vars, Evaluation Where) {
+  for (unsigned Depth = 0; Depth < 4; ++Depth) {
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(bare(E));
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!V || isa<ParmVarDecl>(V) || !V->isLocalVarDecl() || !V->getInit() ||
+        !Vars.unwritten(V) || !V->getType()->isIntegralOrEnumerationType() ||
+        !Vars.invariant(V->getInit(), Where))
+      return E;
+    E = V->getInit();
+  }
+  return E;
+}
+
+} // namespace
+
+static IndexRelation compareIndicesAsWritten(const Expr *A, const Expr *B,
+                                             const UnwrittenVariables &Vars,
+                                             const ASTContext &Ctx, Evaluation Where) {
   std::optional<int64_t> CA = constantInt(A, Ctx), CB = constantInt(B, Ctx);
   if (CA && CB)
     return *CA == *CB ? IndexRelation::Same : IndexRelation::Different;
@@ -258,18 +282,49 @@ IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariab
   return IndexRelation::Unknown;
 }
 
+IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariables &Vars,
+                             const ASTContext &Ctx, Evaluation Where) {
+  // An index the caller of a helper passed that the model cannot name.
+  if (!A || !B)
+    return IndexRelation::Unknown;
+  // As written, then with either or both locals read as what initialised
+  // them: each is the same value, so any answer that is not unknown holds.
+  const Expr *EA = expandLocal(A, Vars, Where), *EB = expandLocal(B, Vars, Where);
+  IndexRelation R = compareIndicesAsWritten(A, B, Vars, Ctx, Where);
+  if (R == IndexRelation::Unknown && EA != A)
+    R = compareIndicesAsWritten(EA, B, Vars, Ctx, Where);
+  if (R == IndexRelation::Unknown && EB != B)
+    R = compareIndicesAsWritten(A, EB, Vars, Ctx, Where);
+  if (R == IndexRelation::Unknown && EA != A && EB != B)
+    R = compareIndicesAsWritten(EA, EB, Vars, Ctx, Where);
+  return R;
+}
+
 std::optional<int64_t> constantDifference(const Expr *A, const Expr *B,
                                           const UnwrittenVariables &Vars, const ASTContext &Ctx,
                                           Evaluation Where) {
-  std::optional<Affine> FA = affine(A, Ctx), FB = affine(B, Ctx);
-  if (!FA || !FB)
+  if (!A || !B)
     return std::nullopt;
-  if (!FA->Base && !FB->Base)
+  auto Difference = [&](const Expr *X, const Expr *Y) -> std::optional<int64_t> {
+    std::optional<Affine> FA = affine(X, Ctx), FB = affine(Y, Ctx);
+    if (!FA || !FB)
+      return std::nullopt;
+    if (!FA->Base && !FB->Base)
+      return FB->Offset - FA->Offset;
+    if (!FA->Base || !FB->Base || !Vars.invariant(FA->Base, Where) ||
+        !sameExpression(FA->Base, FB->Base, Ctx))
+      return std::nullopt;
     return FB->Offset - FA->Offset;
-  if (!FA->Base || !FB->Base || !Vars.invariant(FA->Base, Where) ||
-      !sameExpression(FA->Base, FB->Base, Ctx))
-    return std::nullopt;
-  return FB->Offset - FA->Offset;
+  };
+  const Expr *EA = expandLocal(A, Vars, Where), *EB = expandLocal(B, Vars, Where);
+  std::optional<int64_t> D = Difference(A, B);
+  if (!D && EA != A)
+    D = Difference(EA, B);
+  if (!D && EB != B)
+    D = Difference(A, EB);
+  if (!D && EA != A && EB != B)
+    D = Difference(EA, EB);
+  return D;
 }
 
 UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &Api)

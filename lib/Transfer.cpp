@@ -137,6 +137,8 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
         if (Role == ApiRole::StartedLocalFactory || Role == ApiRole::StartedRemoteFactory) {
           markUsed(Built);
           lifecycle({}, Built, LifeEvent::Start, S);
+          if (Report)
+            recordStartedFactory(Call, S);
         }
       }
       return;

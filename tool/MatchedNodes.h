@@ -3,12 +3,14 @@
 // The standalone dmalint walks the AST itself and hands nodes to the
 // MatchFinder one by one (tool/Run.cpp), skipping clang's per-node matcher
 // machinery. Which nodes to hand over comes from the checks: each dma-*
-// check keeps the matchers it registered (DmaCheck::matchers()), and a node
+// check registers its matchers through DmaMatchers, which keeps them
+// (takeRegisteredMatchers, DmaCheck.h), and a node
 // is handed over when one of them may match its kind. On top of that, the
 // API model rules out nodes no dma-* matcher can match, because every one is
 // built from the model's names (DmaCheck.h): a call of nothing the model
 // names, a construction of a class it does not name, a class it does not
-// name, a function definition that does not use the API.
+// name, a function definition that neither uses the API nor calls one that
+// does.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DMALINT_TOOL_MATCHEDNODES_H
@@ -25,7 +27,9 @@ namespace dmalint {
 enum class MatchCandidate {
   No,                ///< No registered matcher can match it.
   Yes,               ///< Hand it to the matchers.
-  IfFunctionUsesApi, ///< A function definition: only if it uses the API.
+  /// A function definition: only if it uses the API, or calls a function of
+  /// the translation unit that does (AnalysisCache::reachesApi).
+  IfFunctionUsesApi,
 };
 
 class MatchedNodes {

@@ -86,12 +86,16 @@ public:
 
   void matchAll(ast_matchers::MatchFinder &Finder) {
     TraverseAST(Ctx);
-    for (const FunctionDecl *Function : UsingApi)
-      AnalysisCache::current().setUsesApi(*Function); // What the checks' matcher asks.
+    AnalysisCache &Cache = AnalysisCache::current();
+    for (const FunctionDecl *Function : Functions) // What the checks' matcher asks.
+      Cache.setUsesApi(*Function, UsingApi.contains(Function));
     for (Candidate C : Candidates) {
       if (const auto *D = dyn_cast<const Decl *>(C)) {
         const auto *Function = dyn_cast<FunctionDecl>(D);
-        if (!Api || !Function || UsingApi.contains(Function))
+        // The protocol checks also judge a function that only calls helpers
+        // that use the API (their summaries say what they start and wait).
+        if (!Api || !Function || UsingApi.contains(Function) ||
+            Cache.reachesApi(*Function, Ctx, *Api))
           Finder.match(*D, Ctx);
       } else {
         Finder.match(*cast<const Stmt *>(C), Ctx);
@@ -104,6 +108,7 @@ public:
     if (!Function)
       return Base::TraverseDecl(D);
     EnclosingUsesApi.push_back(false);
+    Functions.push_back(Function);
     bool Continue = Base::TraverseDecl(D);
     bool Uses = EnclosingUsesApi.back();
     EnclosingUsesApi.pop_back();
@@ -146,6 +151,7 @@ private:
   std::vector<Candidate> Candidates;
   std::vector<bool> EnclosingUsesApi; ///< Innermost function last.
   llvm::DenseSet<const FunctionDecl *> UsingApi;
+  std::vector<const FunctionDecl *> Functions; ///< Every one the walk reached.
 };
 
 /// Sits between the checks and clang-tidy's diagnostic consumer and, while

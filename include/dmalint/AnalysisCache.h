@@ -45,9 +45,9 @@ public:
 
   /// ApiIndex::usedBy, computed once per function however many checks ask.
   bool usesApi(const clang::FunctionDecl &FD, const ApiIndex &Api);
-  /// Records that \p FD uses the API, found by a walk that applied
+  /// Records whether \p FD uses the API, found by a walk that applied
   /// ApiIndex::isApiUse to the same nodes usedBy would visit.
-  void setUsesApi(const clang::FunctionDecl &FD) { UsesApi[&FD] = true; }
+  void setUsesApi(const clang::FunctionDecl &FD, bool Uses = true) { UsesApi[&FD] = Uses; }
   /// True when code of the translation unit (outside system headers) calls
   /// \p FD or takes its address: then \p FD is not the whole kernel, and a
   /// caller may do with what it passes what \p FD does not. One walk of the
@@ -61,6 +61,12 @@ public:
   // SummarySource, for the analysis in progress.
   const FunctionSummary *function(const clang::FunctionDecl &FD) override;
   const ClassSummary *members(const clang::CXXRecordDecl &RD) override;
+  const ProtocolSummary *protocol(const clang::FunctionDecl &FD) override;
+
+  /// True when \p FD, or a function of the translation unit it calls
+  /// (transitively), uses the API: a helper worth a protocol summary.
+  bool reachesApi(const clang::FunctionDecl &FD, const clang::ASTContext &Ctx,
+                  const ApiIndex &Api);
 
 private:
   /// Forgets the results in Provisional (but \p Keep's and those still in progress).
@@ -103,6 +109,7 @@ private:
 
   std::map<const ApiIndex *, std::unique_ptr<TypeModel>> TypeModels;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
+  llvm::DenseMap<const clang::FunctionDecl *, bool> ReachesApi;
   std::set<std::pair<std::string, unsigned>> Reported;
   std::unique_ptr<llvm::DenseSet<const clang::FunctionDecl *>> Callees;
 };

@@ -26,6 +26,9 @@ struct BufferName {
   const clang::ValueDecl *Root = nullptr;
   llvm::SmallVector<BufferStep, 3> Steps; ///< Outermost first.
   const clang::Expr *Spelling = nullptr;
+  /// A view inside the one Steps name (a helper's sub-view the caller
+  /// cannot name): never the same as another.
+  bool Inexact = false;
 };
 
 /// The view \p E names: through implicit copies and unwritten local `Ref`

@@ -13,6 +13,7 @@
 
 #include "dmalint/ApiModel.h"
 #include "dmalint/Location.h"
+#include "dmalint/ProtocolSummary.h"
 #include "dmalint/Values.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -48,6 +49,13 @@ struct OriginInfo {
   /// What `*this` brings at a private member, which the class summary
   /// already describes: it says nothing more of its kind (Queries.cpp).
   bool Covered = false;
+  /// Set instead for a copy a helper of the translation unit starts and may
+  /// leave in flight (ProtocolSummary): the call is Site, and this is
+  /// 1 + its index in FunctionAnalysis::ProtocolCalls, with the index of the
+  /// summary's start in HelperEntry. No location holds it; only the
+  /// protocol checks look at it.
+  unsigned HelperCall = 0;
+  unsigned HelperEntry = 0;
 
   bool isParameter() const { return Param || ImplicitObject; }
 };
@@ -147,6 +155,9 @@ public:
   virtual const FunctionSummary *function(const clang::FunctionDecl &FD) = 0;
   /// Null when the class's member functions cannot be summarised.
   virtual const ClassSummary *members(const clang::CXXRecordDecl &RD) = 0;
+  /// What \p FD does with the semaphores a caller passes it; null when it
+  /// cannot say (no body here, recursion in progress, no use of the API).
+  virtual const ProtocolSummary *protocol(const clang::FunctionDecl &FD) { return nullptr; }
 };
 
 /// A call that hands a descriptor to a helper whose summary waits its send side.
@@ -157,6 +168,39 @@ struct HelperWaitSend {
   unsigned Param = 0;
   ValueSet Values; ///< Of the descriptors at the required paths.
   SendWaitRequirement Requirement;
+};
+
+/// A call of a helper of the translation unit with a ProtocolSummary: the
+/// starts and waits it makes, as this function sees them at the call.
+struct ProtocolCall {
+  const clang::Expr *Call = nullptr;
+  const clang::FunctionDecl *Callee = nullptr;
+  /// The arguments in the order of the callee's parameters (its summary's
+  /// terms name them).
+  llvm::SmallVector<const clang::Expr *, 6> Args;
+  /// The callee's summary, without the starts and waits whose conditions on
+  /// the callee's bool parameters the arguments here contradict.
+  ProtocolSummary Summary;
+  /// By start and by wait of Summary: its conditions hold on every path to
+  /// the call (the arguments are constants, or this function's parameters
+  /// known there), so it happens whenever the call does.
+  llvm::SmallVector<bool, 4> StartDecided, WaitDecided;
+  /// By start and by wait: the same conditions as this function's bool
+  /// parameters where they are (what a summary of this function says of it).
+  std::vector<ParamFacts> StartWhen, WaitWhen;
+  /// By start and by wait: conditions that are neither decided here nor
+  /// this function's parameters.
+  llvm::SmallVector<bool, 4> StartOpen, WaitOpen;
+  /// This function's bool parameters known on every path to the call.
+  ParamFacts Here;
+  /// By receive-only wait of Summary: the same conditions as this
+  /// function's parameters (those the arguments here contradict are gone
+  /// from the summary: their Sends are empty).
+  std::vector<ParamFacts> ReceiveOnlyWhen;
+  /// By start: the origin that stands for the copy in this function.
+  llvm::SmallVector<OriginId, 2> StartOrigins;
+  /// The origins that may be in flight just before the call, on some path.
+  llvm::SmallVector<OriginId, 2> InFlightBefore;
 };
 
 /// A use of a descriptor that a check may judge: the call, its object
@@ -208,6 +252,15 @@ struct FunctionAnalysis {
   std::vector<DescriptorUse> ReceiveWaits; ///< wait() and wait_recv().
   std::vector<HelperWaitSend> HelperWaitSends;
   std::vector<ConstructionArguments> Constructions; ///< General constructions.
+  std::vector<ProtocolCall> ProtocolCalls;
+  /// The factories that return started copies (async_copy), with the bool
+  /// parameter facts on every path to each.
+  std::vector<std::pair<const clang::Expr *, ParamFacts>> StartedFactories;
+  /// The copies that may be in flight when the function returns, on some path.
+  llvm::SmallVector<OriginId, 4> InFlightAtExit;
+  /// What the function does with the semaphores its callers pass: made when
+  /// a caller first asks (AnalysisCache::protocol).
+  std::optional<ProtocolSummary> Protocol;
   /// By OriginId: started or waited somewhere, or escaped (returned, stored
   /// beyond the function, handed to a function that may use or keep it).
   std::vector<bool> UsedOrEscaped;

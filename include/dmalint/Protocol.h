@@ -14,6 +14,7 @@
 #include "dmalint/DescriptorAnalysis.h"
 #include "dmalint/Buffers.h"
 #include "dmalint/Semaphores.h"
+#include <string>
 #include <vector>
 
 namespace dmalint {
@@ -28,6 +29,14 @@ struct SendNeverWaited {
   llvm::SmallVector<OriginId, 1> Origins;
   /// The send semaphore of the first origin, as written at its construction.
   const clang::Expr *SendSemaphore = nullptr;
+  /// Instead, a helper makes the wait_recv (HelperReceiveOnly): the call
+  /// here, the helper, its wait_recv and the copy's construction in it, and
+  /// the send semaphore as this function names it.
+  const clang::Expr *Call = nullptr;
+  const clang::FunctionDecl *Helper = nullptr;
+  const clang::Expr *HelperWaitRecv = nullptr, *HelperConstruction = nullptr;
+  const clang::FunctionDecl *HelperWaitRecvIn = nullptr; ///< The function it is in.
+  std::string SendText;
 };
 
 /// The SendNeverWaited of \p A, the analysis of \p FD. \p CalledHere says
@@ -45,19 +54,48 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A,
 /// wait that may take D's bytes follows D's start before the iteration (or
 /// the function) ends. W may return on D's bytes before its own arrived.
 struct SemaphoreRace {
-  const DescriptorUse *Wait = nullptr;
+  const DescriptorUse *Wait = nullptr; ///< W, when the function makes it.
+  const clang::Expr *WaitAt = nullptr; ///< W, or the call of the helper that makes it.
   OriginId InFlight = 0;
-  const clang::Expr *Start = nullptr;         ///< Where D was started.
-  const clang::Expr *Semaphore = nullptr;     ///< W's semaphore, as written.
-  const clang::Expr *WaitBuffer = nullptr;    ///< W's destination, as written.
-  const clang::Expr *InFlightBuffer = nullptr; ///< D's destination, as written.
+  const clang::Expr *Start = nullptr; ///< Where D was started (or the helper's call).
+  /// W's semaphore, W's destination and D's destination as the function
+  /// writes them (a helper's: its arguments put in); "" when a part has no
+  /// spelling of its own (a macro).
+  std::string Semaphore, WaitBuffer, InFlightBuffer;
   bool InLoop = false; ///< D was started in a loop (else: in the function's one run).
+  /// Set when a helper makes W, or starts D: the helper called here, and
+  /// where the wait or start is (in that helper or one it calls, In).
+  const clang::FunctionDecl *WaitHelper = nullptr, *StartHelper = nullptr;
+  const clang::Expr *WaitInHelper = nullptr, *StartInHelper = nullptr;
+  const clang::FunctionDecl *WaitIn = nullptr, *StartIn = nullptr;
 };
 
 /// The SemaphoreRace of \p A, the analysis of \p FD.
 std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A,
                                           const clang::FunctionDecl &FD,
                                           const clang::ASTContext &Ctx, const ApiIndex &Api);
+
+/// The semaphores a wait of role \p Role on a copy of origin \p O (built in
+/// the function of \p Vars) waits: false when they cannot be named (then the
+/// wait may wait anything).
+bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariables &Vars,
+                      const ApiIndex &Api, llvm::SmallVectorImpl<SemaphoreName> &Out);
+
+/// Whether some wait of the function of \p A (its own, on any path, or one
+/// of the helpers it calls) may take what a remote copy signals on its send
+/// semaphore \p Send: a wait of the copy \p D itself (0: none) but
+/// wait_recv, or a wait on a semaphore that may be \p Send.
+bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
+                      const UnwrittenVariables &Vars, const clang::ASTContext &Ctx,
+                      const ApiIndex &Api);
+
+/// The arguments of the helper calls of \p A at parameters whose semaphores
+/// the helper's summary follows: mentions there are followed.
+std::vector<const clang::Expr *> followedArguments(const FunctionAnalysis &A);
+
+/// What \p FD (analysed as \p A) does with the semaphores its callers pass.
+ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const clang::FunctionDecl &FD,
+                                  const clang::ASTContext &Ctx, const ApiIndex &Api);
 
 } // namespace dmalint
 

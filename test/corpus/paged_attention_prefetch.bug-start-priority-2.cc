@@ -63,7 +63,9 @@ void paged_attention_kernel(const std::int32_t* lengths,
                             std::int32_t* step_ref, Ref<float> q_ref,
                             Ref<bf16> k_pages_hbm, Ref<bf16> v_pages_hbm,
                             Ref<float> o_ref, Ref<bf16> k_vmem,
-                            Ref<bf16> v_vmem, DmaSemaphore sem,
+                            Ref<bf16> v_vmem,
+                            SemaphoreArray<DmaSemaphore> k_sems,
+                            SemaphoreArray<DmaSemaphore> v_sems,
                             int batch_size, int pages_per_sequence,
                             int pages_per_block, std::int32_t page_size) {
   const std::int32_t b = program_id(0);
@@ -76,10 +78,10 @@ void paged_attention_kernel(const std::int32_t* lengths,
                               std::int32_t slot) {
     const index_t first = bb * pages_per_sequence + ii * pages_per_block;
     return KvCopies{
-        MultiPageCopy(k_pages_hbm.at(h), k_vmem.at(slot), sem, page_indices,
-                      first, pages_per_block),
-        MultiPageCopy(v_pages_hbm.at(h), v_vmem.at(slot), sem, page_indices,
-                      first, pages_per_block)};
+        MultiPageCopy(k_pages_hbm.at(h), k_vmem.at(slot), k_sems[slot],
+                      page_indices, first, pages_per_block),
+        MultiPageCopy(v_pages_hbm.at(h), v_vmem.at(slot), v_sems[slot],
+                      page_indices, first, pages_per_block)};
   };
 
   when(i * block_tokens < length, [&] {

@@ -5,7 +5,11 @@
 // jax/experimental/pallas/ops/tpu/paged_attention/paged_attention_kernel.py.
 // K/V pages of one compute block are fetched from HBM into one slot of a
 // double-buffered VMEM scratch by a struct that holds a std::vector of local
-// page copies on one semaphore. Grid step 0 starts the first block; every step
+// page copies on one semaphore: the slot's own semaphore for K
+// (k_sems[slot]) and for V (v_sems[slot]), as jax 0e690c1a88 made it (with
+// one semaphore for everything, the current block's waits could return on
+// the prefetch's bytes: paged_attention_block.bug-semaphore-race.cc). Grid
+// step 0 starts the first block; every step
 // starts the next block's pages (started here, waited in the next step, at
 // priority 1 so the prefetch yields to the current block's DMAs), and then
 // REBUILDS the current block's descriptors only to wait on them: the same
@@ -67,7 +71,9 @@ void paged_attention_kernel(const std::int32_t* lengths,
                             std::int32_t* step_ref, Ref<float> q_ref,
                             Ref<bf16> k_pages_hbm, Ref<bf16> v_pages_hbm,
                             Ref<float> o_ref, Ref<bf16> k_vmem,
-                            Ref<bf16> v_vmem, DmaSemaphore sem,
+                            Ref<bf16> v_vmem,
+                            SemaphoreArray<DmaSemaphore> k_sems,
+                            SemaphoreArray<DmaSemaphore> v_sems,
                             int batch_size, int pages_per_sequence,
                             int pages_per_block, std::int32_t page_size) {
   const std::int32_t b = program_id(0);
@@ -80,10 +86,10 @@ void paged_attention_kernel(const std::int32_t* lengths,
                               std::int32_t slot) {
     const index_t first = bb * pages_per_sequence + ii * pages_per_block;
     return KvCopies{
-        MultiPageCopy(k_pages_hbm.at(h), k_vmem.at(slot), sem, page_indices,
-                      first, pages_per_block),
-        MultiPageCopy(v_pages_hbm.at(h), v_vmem.at(slot), sem, page_indices,
-                      first, pages_per_block)};
+        MultiPageCopy(k_pages_hbm.at(h), k_vmem.at(slot), k_sems[slot],
+                      page_indices, first, pages_per_block),
+        MultiPageCopy(v_pages_hbm.at(h), v_vmem.at(slot), v_sems[slot],
+                      page_indices, first, pages_per_block)};
   };
 
   when(i * block_tokens < length, [&] {

@@ -96,6 +96,32 @@ TEST(Semaphores, UnrelatedOrChangingIndicesAreUnknown) {
             SemaphoreRelation::Unknown);
 }
 
+TEST(Semaphores, IntegerLocalsStandForWhatInitialisedThem) {
+  // jnp.where(buffer_index == 0, 1, 0) kept in a variable, as kernels write it.
+  EXPECT_EQ(compare("const int next = slot == 0 ? 1 : 0;\n"
+                    "make_async_copy(a, a, s[slot]).wait();\n"
+                    "make_async_copy(a, a, s[next]).wait();")
+                .Relation,
+            SemaphoreRelation::Disjoint);
+  EXPECT_EQ(compare("int step = program_id(0);\nint cur = step % 2;\nint other = 1 - cur;\n"
+                    "make_async_copy(a, a, s[cur]).wait();\n"
+                    "make_async_copy(a, a, s[other]).wait();")
+                .Relation,
+            SemaphoreRelation::Disjoint);
+  // A copy of a variable written later keeps the value it copied: a name of
+  // its own, not the variable.
+  EXPECT_EQ(compare("int cur = n;\nn += 1;\n"
+                    "make_async_copy(a, a, s[cur]).wait();\n"
+                    "make_async_copy(a, a, s[1 - n]).wait();")
+                .Relation,
+            SemaphoreRelation::Unknown);
+  EXPECT_EQ(compare("int cur = n;\nn += 1;\nconst int other = 1 - cur;\n"
+                    "make_async_copy(a, a, s[cur]).wait();\n"
+                    "make_async_copy(a, a, s[other]).wait();")
+                .Relation,
+            SemaphoreRelation::Disjoint);
+}
+
 TEST(Semaphores, LocalSemaphoreVariablesNameWhatInitialisedThem) {
   Compared C = compare("DmaSemaphore x = s[0];\nconst auto &y = s;\n"
                        "make_async_copy(a, a, x).wait();\nmake_async_copy(a, a, y[0]).wait();");

@@ -1,0 +1,153 @@
+//===- ProtocolSummary.h - Which semaphores a helper starts copies on and waits -*- C++ -*-===//
+//
+// What the protocol checks learn of a function of the translation unit that
+// a caller hands semaphores (and buffers) to: the copies it starts that may
+// still be in flight when it returns, and the waits it makes, each named in
+// terms of its parameters (`sems.at(0, slot)` with `sems` and `slot`
+// parameters), and for each parameter whether that is all it does with the
+// semaphores the caller passes there. At a call the names become the
+// caller's, with the arguments put in for the parameters (Protocol.cpp), so
+// the caller's in-flight copies and waits include the helper's. Whatever
+// cannot be named this way is unknown: a parameter the helper hands on,
+// stores, writes or mentions in a lambda is not followed, and a wait whose
+// semaphore cannot be named may take any semaphore's bytes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_PROTOCOLSUMMARY_H
+#define DMALINT_PROTOCOLSUMMARY_H
+
+#include "dmalint/Buffers.h"
+#include "dmalint/Facts.h"
+#include "dmalint/Values.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dmalint {
+
+/// An index, slice start or slice size in a summary: a constant (an
+/// expression of the helper clang evaluates), the value of a parameter, or
+/// unknown.
+struct SummaryTerm {
+  const clang::Expr *Constant = nullptr;
+  int Param = -1;
+  bool known() const { return Constant || Param >= 0; }
+};
+
+/// A semaphore a helper names: a parameter and the indices it selects.
+struct SummarySemaphore {
+  unsigned Param = 0;
+  llvm::SmallVector<SummaryTerm, 2> Indices;
+};
+
+/// A buffer view a helper names: a parameter and the sub-views taken of it.
+struct SummaryBuffer {
+  struct Step {
+    SummaryTerm Start, Size; ///< `at(Start)` when Size is not a slice's.
+    bool Slice = false;
+  };
+  unsigned Param = 0;
+  llvm::SmallVector<Step, 3> Steps;
+  /// The view is inside this one: steps the summary cannot name were dropped.
+  bool Inexact = false;
+};
+
+/// A copy a helper starts that may be in flight when it returns.
+struct HelperStart {
+  const clang::Expr *At = nullptr; ///< The start, in the helper (innermost).
+  const clang::FunctionDecl *In = nullptr; ///< The function At is in.
+  Remoteness Kind = Remoteness::Local;
+  SummarySemaphore Receive;
+  std::optional<SummaryBuffer> Target;
+  /// Only when the helper's bool parameters have these values.
+  ParamFacts When;
+  /// Also under conditions on the arguments of a call inside the helper
+  /// that the summary cannot state: it may be started or not, whatever When
+  /// says.
+  bool Conditional = false;
+};
+
+/// A wait a helper makes.
+struct HelperWait {
+  const clang::Expr *At = nullptr; ///< The wait, in the helper (innermost).
+  const clang::FunctionDecl *In = nullptr; ///< The function At is in.
+  /// The semaphores it may take bytes from; empty with Unknown.
+  llvm::SmallVector<SummarySemaphore, 2> Semaphores;
+  /// It may take any semaphore's bytes: what it waits cannot be named.
+  bool Unknown = false;
+  /// Source and target are one view: it stands for any copy on its semaphore
+  /// (or they may become one at a call: see placeholderAtCall).
+  bool Placeholder = false;
+  std::optional<SummaryBuffer> Source;
+  /// The one local copy it waits, into Target (a wait the race check can
+  /// judge); else it only tells which semaphores may be taken.
+  bool Exact = false;
+  std::optional<SummaryBuffer> Target;
+  ParamFacts When;
+  bool Conditional = false;
+};
+
+/// A wait_recv() of a remote copy a helper builds, whose send semaphore is a
+/// parameter's and is waited nowhere in the helper: the caller that owns
+/// the semaphore judges whether anything waits it (dma-send-never-waited).
+struct HelperReceiveOnly {
+  const clang::Expr *WaitRecv = nullptr;     ///< In the helper (innermost).
+  const clang::Expr *Construction = nullptr; ///< Of the copy, in the helper.
+  const clang::FunctionDecl *In = nullptr;   ///< The function WaitRecv is in.
+  /// The send semaphores of the copies the wait may be of.
+  llvm::SmallVector<SummarySemaphore, 1> Sends;
+  ParamFacts When;
+};
+
+/// What a function does with the semaphores its callers pass it.
+struct ProtocolSummary {
+  std::vector<HelperStart> Starts;
+  std::vector<HelperWait> Waits;
+  std::vector<HelperReceiveOnly> ReceiveOnly;
+  /// By parameter: the starts and waits above are all the function does
+  /// with the semaphores a caller passes there (it never hands them on,
+  /// stores, writes or captures them).
+  llvm::SmallVector<bool, 4> Followed;
+
+  bool followed(unsigned Param) const { return Param < Followed.size() && Followed[Param]; }
+};
+
+/// \p N (a name in the function of \p Vars) in terms of that function's
+/// parameters; nullopt when its root is not a parameter the function never
+/// writes.
+std::optional<SummarySemaphore> summarySemaphore(const SemaphoreName &N,
+                                                 const UnwrittenVariables &Vars,
+                                                 const clang::ASTContext &Ctx);
+std::optional<SummaryBuffer> summaryBuffer(const BufferName &N, const UnwrittenVariables &Vars,
+                                           const clang::ASTContext &Ctx);
+
+/// The name a caller gives \p S at a call with \p Args (the callee's
+/// arguments in parameter order): the argument's name with the summary's
+/// indices after it, an argument in place of each parameter. Nullopt when
+/// the argument cannot be named (UnwrittenVariables of the caller, \p Vars).
+/// An index that cannot be named stays in the name as unknown (null).
+std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
+                                             llvm::ArrayRef<const clang::Expr *> Args,
+                                             const UnwrittenVariables &Vars,
+                                             const clang::ASTContext &Ctx);
+std::optional<BufferName> bufferAtCall(const SummaryBuffer &B,
+                                       llvm::ArrayRef<const clang::Expr *> Args,
+                                       const ApiIndex &Api, const UnwrittenVariables &Vars,
+                                       const clang::ASTContext &Ctx);
+
+/// Whether \p W is a placeholder at a call with \p Args: it is one in the
+/// helper, or the arguments make its source and target one view.
+bool placeholderAtCall(const HelperWait &W, llvm::ArrayRef<const clang::Expr *> Args,
+                       const ApiIndex &Api, const UnwrittenVariables &Vars,
+                       const clang::ASTContext &Ctx);
+
+/// \p S or \p B as the caller would write it (`sems.at(0, next)`), for
+/// messages; "" when a part has no spelling.
+std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const clang::Expr *> Args,
+                        const clang::ASTContext &Ctx);
+std::string spellAtCall(const SummaryBuffer &B, llvm::ArrayRef<const clang::Expr *> Args,
+                        const clang::ASTContext &Ctx);
+
+} // namespace dmalint
+
+#endif // DMALINT_PROTOCOLSUMMARY_H

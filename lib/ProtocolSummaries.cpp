@@ -1,0 +1,795 @@
+//===- ProtocolSummaries.cpp - What a helper starts and waits, for its callers ===//
+//
+// Three parts: names in a summary's terms and back (a helper's parameters
+// and the arguments of a call); the analysis' side of a call of a helper
+// with a summary (its copies become in flight in the caller, its waits are
+// recorded with the copies in flight before it); and the summary of a
+// function from its analysis.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "RootMentions.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+#include "dmalint/Protocol.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+// ------------------------------------------------------------------ names ---
+
+namespace {
+
+const Expr *bareArgument(const Expr *E) {
+  if (const auto *DA = dyn_cast_or_null<CXXDefaultArgExpr>(E))
+    E = DA->getExpr();
+  return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+/// \p E as a term of the function of \p Vars: a constant, or the value of
+/// an integer parameter the function never writes (directly, or through
+/// unwritten integer locals that copy it).
+SummaryTerm termOf(const Expr *E, const UnwrittenVariables &Vars, const ASTContext &Ctx) {
+  SummaryTerm T;
+  const Expr *B = bareArgument(E);
+  for (unsigned Depth = 0; B && Depth < 4; ++Depth) {
+    if (constantInt(B, Ctx)) {
+      T.Constant = B;
+      return T;
+    }
+    const auto *DRE = dyn_cast<DeclRefExpr>(B);
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!V || !V->getType()->isIntegralOrEnumerationType() || !Vars.unwritten(V))
+      return T;
+    if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
+      T.Param = static_cast<int>(P->getFunctionScopeIndex());
+      return T;
+    }
+    if (!V->isLocalVarDecl() || !V->getInit())
+      return T;
+    B = bareArgument(V->getInit());
+  }
+  return T;
+}
+
+/// The parameter of the function of \p Vars that \p Root is.
+std::optional<unsigned> parameterOf(const ValueDecl *Root, const UnwrittenVariables &Vars) {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(Root);
+  if (!P || P->getDeclContext() != &Vars.function())
+    return std::nullopt;
+  return P->getFunctionScopeIndex();
+}
+
+/// The expression a caller passes for a term (null: unknown).
+const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args) {
+  if (T.Constant)
+    return T.Constant;
+  if (T.Param < 0 || static_cast<size_t>(T.Param) >= Args.size())
+    return nullptr;
+  const Expr *Arg = Args[T.Param];
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(Arg))
+    return DA->getExpr(); // The callee's: named only if it is a constant.
+  return Arg;
+}
+
+std::string spellTerm(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
+                      const ASTContext &Ctx) {
+  const Expr *E = termAtCall(T, Args);
+  return E ? spelling(E, Ctx) : std::string();
+}
+
+} // namespace
+
+std::optional<SummarySemaphore> summarySemaphore(const SemaphoreName &N,
+                                                 const UnwrittenVariables &Vars,
+                                                 const ASTContext &Ctx) {
+  std::optional<unsigned> Param = parameterOf(N.Root, Vars);
+  if (!Param)
+    return std::nullopt;
+  SummarySemaphore S;
+  S.Param = *Param;
+  for (const Expr *Index : N.Indices)
+    S.Indices.push_back(Index ? termOf(Index, Vars, Ctx) : SummaryTerm());
+  return S;
+}
+
+std::optional<SummaryBuffer> summaryBuffer(const BufferName &N, const UnwrittenVariables &Vars,
+                                           const ASTContext &Ctx) {
+  std::optional<unsigned> Param = parameterOf(N.Root, Vars);
+  if (!Param)
+    return std::nullopt;
+  SummaryBuffer B;
+  B.Param = *Param;
+  B.Inexact = N.Inexact;
+  for (const BufferStep &Step : N.Steps) {
+    SummaryBuffer::Step S;
+    S.Start = termOf(Step.Start, Vars, Ctx);
+    S.Slice = Step.isSlice();
+    if (S.Slice)
+      S.Size = termOf(Step.Size, Vars, Ctx);
+    // A sub-view the summary cannot name: the view is inside the ones before.
+    if (!S.Start.known() || (S.Slice && !S.Size.known())) {
+      B.Inexact = true;
+      break;
+    }
+    B.Steps.push_back(S);
+  }
+  return B;
+}
+
+std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
+                                             llvm::ArrayRef<const Expr *> Args,
+                                             const UnwrittenVariables &Vars,
+                                             const ASTContext &Ctx) {
+  if (S.Param >= Args.size() || isa<CXXDefaultArgExpr>(Args[S.Param]))
+    return std::nullopt;
+  std::optional<SemaphoreName> N = semaphoreName(Args[S.Param], Vars);
+  if (!N)
+    return std::nullopt;
+  for (const SummaryTerm &T : S.Indices)
+    N->Indices.push_back(termAtCall(T, Args));
+  return N;
+}
+
+std::optional<BufferName> bufferAtCall(const SummaryBuffer &B, llvm::ArrayRef<const Expr *> Args,
+                                       const ApiIndex &Api, const UnwrittenVariables &Vars,
+                                       const ASTContext &Ctx) {
+  if (B.Param >= Args.size() || isa<CXXDefaultArgExpr>(Args[B.Param]))
+    return std::nullopt;
+  std::optional<BufferName> N = bufferName(Args[B.Param], Api, Vars);
+  if (!N)
+    return std::nullopt;
+  N->Inexact |= B.Inexact;
+  for (const SummaryBuffer::Step &S : B.Steps) {
+    BufferStep Step;
+    Step.Start = termAtCall(S.Start, Args);
+    Step.Size = S.Slice ? termAtCall(S.Size, Args) : nullptr;
+    if (!Step.Start || (S.Slice && !Step.Size)) {
+      N->Inexact = true;
+      break;
+    }
+    N->Steps.push_back(Step);
+  }
+  return N;
+}
+
+bool placeholderAtCall(const HelperWait &W, llvm::ArrayRef<const Expr *> Args,
+                       const ApiIndex &Api, const UnwrittenVariables &Vars,
+                       const ASTContext &Ctx) {
+  if (W.Placeholder)
+    return true;
+  if (!W.Source || !W.Target)
+    return false;
+  std::optional<BufferName> Source = bufferAtCall(*W.Source, Args, Api, Vars, Ctx);
+  std::optional<BufferName> Target = bufferAtCall(*W.Target, Args, Api, Vars, Ctx);
+  return Source && Target &&
+         compareBuffers(*Source, *Target, Vars, Ctx, Evaluation::SameIteration) ==
+             BufferRelation::Same;
+}
+
+std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const Expr *> Args,
+                        const ASTContext &Ctx) {
+  if (S.Param >= Args.size())
+    return "";
+  std::string Text = spelling(Args[S.Param], Ctx);
+  if (Text.empty())
+    return "";
+  if (S.Indices.empty())
+    return Text;
+  std::string List;
+  for (const SummaryTerm &T : S.Indices) {
+    std::string Index = spellTerm(T, Args, Ctx);
+    if (Index.empty())
+      return "";
+    List += (List.empty() ? "" : ", ") + Index;
+  }
+  return S.Indices.size() == 1 ? Text + "[" + List + "]" : Text + ".at(" + List + ")";
+}
+
+std::string spellAtCall(const SummaryBuffer &B, llvm::ArrayRef<const Expr *> Args,
+                        const ASTContext &Ctx) {
+  if (B.Param >= Args.size())
+    return "";
+  std::string Text = spelling(Args[B.Param], Ctx);
+  for (const SummaryBuffer::Step &S : B.Steps) {
+    std::string Start = spellTerm(S.Start, Args, Ctx);
+    std::string Size = S.Slice ? spellTerm(S.Size, Args, Ctx) : "";
+    if (Text.empty() || Start.empty() || (S.Slice && Size.empty()))
+      return "";
+    Text += S.Slice ? ".slice(" + Start + ", " + Size + ")" : ".at(" + Start + ")";
+  }
+  return Text;
+}
+
+// --------------------------------------------------- a call of a helper ---
+
+namespace {
+
+/// What the conditions \p When of a helper's start or wait say at a call
+/// with \p Args, in a caller whose bool parameters are known to be \p Here.
+struct Decision {
+  bool Applies = true;  ///< Some path may make it.
+  bool Decided = true;  ///< Every path to the call makes it.
+  bool Open = false;    ///< Conditions on values the caller's summary cannot name.
+  ParamFacts Translated; ///< The undecided ones, as the caller's parameters.
+};
+
+Decision decide(const ParamFacts &When, llvm::ArrayRef<const Expr *> Args,
+                const ParamFacts &Here, const FunctionDecl *Caller, const ASTContext &Ctx) {
+  Decision D;
+  for (const ParamFact &F : When) {
+    if (F.Param >= Args.size()) {
+      D.Decided = false;
+      D.Open = true;
+      continue;
+    }
+    const Expr *Arg = bareArgument(Args[F.Param]);
+    bool Constant;
+    if (Arg && !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Constant, Ctx)) {
+      if (Constant != F.Holds)
+        D.Applies = false;
+      continue;
+    }
+    // `wait` or `!wait` for a bool parameter of the caller.
+    bool Holds = F.Holds;
+    while (const auto *Not = dyn_cast_or_null<UnaryOperator>(Arg)) {
+      if (Not->getOpcode() != UO_LNot)
+        break;
+      Holds = !Holds;
+      Arg = Not->getSubExpr()->IgnoreParenImpCasts();
+    }
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Arg);
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (!P || P->getDeclContext() != Caller || !P->getType()->isBooleanType()) {
+      D.Decided = false;
+      D.Open = true;
+      continue;
+    }
+    ParamFact Fact{P->getFunctionScopeIndex(), Holds};
+    auto Known = llvm::find_if(Here, [&](const ParamFact &K) { return K.Param == Fact.Param; });
+    if (Known != Here.end()) {
+      if (Known->Holds != Holds)
+        D.Applies = false;
+      continue;
+    }
+    D.Decided = false;
+    D.Translated.push_back(Fact);
+  }
+  return D;
+}
+
+/// Keeps the facts both lists have.
+void intersect(ParamFacts &Into, const ParamFacts &Other) {
+  llvm::erase_if(Into, [&](const ParamFact &F) { return !llvm::is_contained(Other, F); });
+}
+
+} // namespace
+
+void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
+                            llvm::ArrayRef<const Expr *> Args,
+                            llvm::ArrayRef<OriginId> InFlightBefore, State &S, bool Report) {
+  if (!Callee || !Summaries || !Limits.UseSummaries || Api.roleOf(Callee) != ApiRole::None)
+    return;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee); MD && MD->isVirtual())
+    return;
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee->hasBody(Definition) || Definition->isDependentContext())
+    return;
+  const ProtocolSummary *Summary = Summaries->protocol(*Definition);
+  if (!Summary || (Summary->Starts.empty() && Summary->Waits.empty() &&
+                   Summary->ReceiveOnly.empty() &&
+                   llvm::none_of(Summary->Followed, [](bool F) { return F; })))
+    return;
+  ParamFacts Here = paramFacts(S);
+  llvm::SmallVector<Decision, 4> Starts, Waits;
+  for (const HelperStart &Start : Summary->Starts)
+    Starts.push_back(decide(Start.When, Args, Here, Function, Ctx));
+  for (const HelperWait &Wait : Summary->Waits)
+    Waits.push_back(decide(Wait.When, Args, Here, Function, Ctx));
+  llvm::SmallVector<Decision, 1> ReceiveOnly;
+  for (const HelperReceiveOnly &R : Summary->ReceiveOnly)
+    ReceiveOnly.push_back(decide(R.When, Args, Here, Function, Ctx));
+
+  // The copies it may leave in flight: one origin each for this call.
+  llvm::SmallVector<OriginId, 2> Origins(Summary->Starts.size(), 0);
+  for (unsigned I = 0; I < Summary->Starts.size(); ++I) {
+    if (!Starts[I].Applies)
+      continue;
+    auto [It, Inserted] = HelperOriginIds.try_emplace({Call, I}, 0);
+    if (Inserted) {
+      OriginInfo O;
+      O.Site = Call;
+      O.Kind = Summary->Starts[I].Kind;
+      It->second = static_cast<OriginId>(Out.Origins.size());
+      Out.Origins.push_back(O);
+    }
+    Origins[I] = It->second;
+    S.setLife(It->second, S.lifeOf(It->second) | LifeState::InFlight);
+  }
+  if (!Report)
+    return;
+
+  auto [At, New] = ProtocolCallIndex.try_emplace(Call, Out.ProtocolCalls.size());
+  if (New) {
+    ProtocolCall PC;
+    PC.Call = Call;
+    PC.Callee = Definition;
+    PC.Args.append(Args.begin(), Args.end());
+    PC.Summary = *Summary;
+    PC.Here = Here;
+    PC.InFlightBefore.append(InFlightBefore.begin(), InFlightBefore.end());
+    for (unsigned I = 0; I < Starts.size(); ++I) {
+      PC.StartDecided.push_back(Starts[I].Applies && Starts[I].Decided);
+      PC.StartOpen.push_back(Starts[I].Open);
+      PC.StartWhen.push_back(Starts[I].Translated);
+    }
+    for (unsigned I = 0; I < Waits.size(); ++I) {
+      PC.WaitDecided.push_back(Waits[I].Applies && Waits[I].Decided);
+      PC.WaitOpen.push_back(Waits[I].Open);
+      PC.WaitWhen.push_back(Waits[I].Translated);
+    }
+    PC.StartOrigins = Origins;
+    for (unsigned I = 0; I < Starts.size(); ++I)
+      if (Origins[I]) {
+        Out.Origins[Origins[I]].HelperCall = static_cast<unsigned>(At->second) + 1;
+        Out.Origins[Origins[I]].HelperEntry = I;
+      }
+    // What no path here can make stays in the summary, marked by origin 0
+    // (a start) or by an empty list of semaphores that is not Unknown (a wait).
+    for (unsigned I = 0; I < Waits.size(); ++I)
+      if (!Waits[I].Applies) {
+        PC.Summary.Waits[I].Semaphores.clear();
+        PC.Summary.Waits[I].Unknown = false;
+        PC.Summary.Waits[I].Exact = false;
+      }
+    for (unsigned I = 0; I < ReceiveOnly.size(); ++I) {
+      PC.ReceiveOnlyWhen.push_back(ReceiveOnly[I].Translated);
+      if (!ReceiveOnly[I].Applies)
+        PC.Summary.ReceiveOnly[I].Sends.clear();
+    }
+    Out.ProtocolCalls.push_back(std::move(PC));
+    return;
+  }
+  // Reached again (an inlined lambda called twice): what holds on both.
+  ProtocolCall &PC = Out.ProtocolCalls[At->second];
+  intersect(PC.Here, Here);
+  for (OriginId Id : InFlightBefore)
+    if (!llvm::is_contained(PC.InFlightBefore, Id))
+      PC.InFlightBefore.push_back(Id);
+  for (unsigned I = 0; I < Starts.size() && I < PC.StartDecided.size(); ++I) {
+    PC.StartDecided[I] = PC.StartDecided[I] && Starts[I].Applies && Starts[I].Decided;
+    PC.StartOpen[I] = PC.StartOpen[I] || Starts[I].Open;
+    intersect(PC.StartWhen[I], Starts[I].Translated);
+    if (Origins[I] && !PC.StartOrigins[I]) {
+      PC.StartOrigins[I] = Origins[I];
+      Out.Origins[Origins[I]].HelperCall = static_cast<unsigned>(At->second) + 1;
+      Out.Origins[Origins[I]].HelperEntry = I;
+    }
+  }
+  for (unsigned I = 0; I < Waits.size() && I < PC.WaitDecided.size(); ++I) {
+    PC.WaitDecided[I] = PC.WaitDecided[I] && Waits[I].Applies && Waits[I].Decided;
+    PC.WaitOpen[I] = PC.WaitOpen[I] || Waits[I].Open;
+    intersect(PC.WaitWhen[I], Waits[I].Translated);
+    if (Waits[I].Applies && PC.Summary.Waits[I].Semaphores.empty() &&
+        !PC.Summary.Waits[I].Unknown)
+      PC.Summary.Waits[I] = Summary->Waits[I];
+  }
+  for (unsigned I = 0; I < ReceiveOnly.size() && I < PC.ReceiveOnlyWhen.size(); ++I) {
+    intersect(PC.ReceiveOnlyWhen[I], ReceiveOnly[I].Translated);
+    if (ReceiveOnly[I].Applies && PC.Summary.ReceiveOnly[I].Sends.empty())
+      PC.Summary.ReceiveOnly[I] = Summary->ReceiveOnly[I];
+  }
+}
+
+void Analyzer::recordStartedFactory(const Expr *Call, const State &S) {
+  ParamFacts Here = paramFacts(S);
+  for (auto &[Site, Facts] : Out.StartedFactories)
+    if (Site == Call) {
+      intersect(Facts, Here);
+      return;
+    }
+  Out.StartedFactories.push_back({Call, std::move(Here)});
+}
+
+std::vector<const Expr *> followedArguments(const FunctionAnalysis &A) {
+  std::vector<const Expr *> Followed;
+  for (const ProtocolCall &PC : A.ProtocolCalls)
+    for (unsigned I = 0; I < PC.Args.size(); ++I)
+      if (PC.Summary.followed(I))
+        Followed.push_back(PC.Args[I]);
+  return Followed;
+}
+
+// ------------------------------------------------ a function's summary ---
+
+namespace {
+
+/// Facts no path can have both of: the same parameter, two values.
+bool exclusive(const ParamFacts &A, const ParamFacts &B) {
+  for (const ParamFact &F : A)
+    for (const ParamFact &G : B)
+      if (F.Param == G.Param && F.Holds != G.Holds)
+        return true;
+  return false;
+}
+
+/// Drops the facts on parameters the function writes: they say what the
+/// parameter holds where the fact was made, not what the caller passed.
+/// False when one was dropped (then the conditions are not all stated).
+bool keepUnwritten(ParamFacts &Facts, const FunctionDecl &FD, const UnwrittenVariables &Vars) {
+  size_t Before = Facts.size();
+  llvm::erase_if(Facts, [&](const ParamFact &F) {
+    return F.Param >= FD.getNumParams() || !Vars.unwritten(FD.getParamDecl(F.Param));
+  });
+  return Facts.size() == Before;
+}
+
+/// The facts of both lists (a path to a call, and the callee's conditions).
+ParamFacts withFacts(const ParamFacts &A, const ParamFacts &B) {
+  ParamFacts All = A;
+  for (const ParamFact &F : B)
+    if (!llvm::is_contained(All, F))
+      All.push_back(F);
+  return All;
+}
+
+/// A start in the function's own names, before it becomes a summary's.
+struct Named {
+  SemaphoreName Semaphore;
+  std::optional<BufferName> Target;
+};
+
+/// A wait of the function, in its own names (for the coverage of its
+/// starts) and in its parameters' (the summary's).
+struct OwnWait {
+  llvm::SmallVector<SemaphoreName, 2> Semaphores;
+  bool Unknown = false, Placeholder = false;
+  std::optional<BufferName> Source, Target;
+  ParamFacts When;
+  OriginId Origin = 0; ///< The one copy it waits, if it is one.
+  HelperWait Summary;
+};
+
+/// Makes the ProtocolSummary of one function from its analysis.
+class Summariser {
+public:
+  Summariser(const FunctionAnalysis &A, const FunctionDecl &FD, const ASTContext &Ctx,
+             const ApiIndex &Api)
+      : A(A), FD(FD), Ctx(Ctx), Api(Api), Vars(FD, Api) {}
+
+  ProtocolSummary run() {
+    followParameters();
+    collectWaits();
+    collectStarts();
+    collectReceiveOnly();
+    for (OwnWait &W : Waits) {
+      // A wait only of the function's own semaphores is none of a caller's.
+      if (!W.Summary.Unknown && W.Summary.Semaphores.empty())
+        continue;
+      P.Waits.push_back(std::move(W.Summary));
+    }
+    return std::move(P);
+  }
+
+private:
+  bool builtHere(const OriginInfo &O) const {
+    return O.Site && !O.HelperCall && !O.isParameter() && !O.Imported && !O.Folded &&
+           !O.Engaged && Api.isCopy(*O.Site);
+  }
+  /// Whether the copy \p Id leaves the function: escaped, handed to a
+  /// helper, left in the object (a constructor's member, waited by the
+  /// destructor or another member function) or returned.
+  bool leaves(OriginId Id) const {
+    return A.handedOn(Id) || Kept.count(A.origin(Id).Site);
+  }
+
+  /// Followed: every mention is a copy's semaphore argument or a followed
+  /// argument of a helper, and no copy built on it leaves the function
+  /// (then it may be waited where no summary says).
+  void followParameters() {
+    P.Followed.assign(FD.getNumParams(), false);
+    RootMentions Roots(Api, followedArguments(A));
+    Roots.TraverseStmt(FD.getBody());
+    for (const std::vector<PathValues> *Paths : {&A.Summary.ObjectStores, &A.Summary.Returns})
+      for (const PathValues &PV : *Paths)
+        for (const auto &[Site, Kind] : PV.Values.Built)
+          Kept.insert(Site);
+    llvm::SmallPtrSet<const ValueDecl *, 4> Lost;
+    for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
+      const OriginInfo &O = A.origin(Id);
+      if (!builtHere(O) || !leaves(Id))
+        continue;
+      CopySemaphores Sems = copySemaphores(O.Site, Api);
+      for (const Expr *E : {Sems.Send, Sems.Receive}) {
+        if (!E)
+          continue;
+        std::optional<SemaphoreName> N = semaphoreName(E, Vars);
+        if (!N)
+          return; // It may be any parameter's.
+        Lost.insert(N->Root);
+      }
+    }
+    for (unsigned I = 0; I < FD.getNumParams(); ++I) {
+      const ParmVarDecl *Param = FD.getParamDecl(I);
+      P.Followed[I] = Roots.onlyInCopies(Param) &&
+                      !Lost.count(cast<ValueDecl>(Param->getCanonicalDecl()));
+    }
+  }
+
+  /// The summary's names of \p W's semaphores (those on parameters) and views.
+  void stateInParameters(OwnWait &W) {
+    HelperWait &H = W.Summary;
+    H.Unknown = W.Unknown;
+    H.Placeholder = W.Placeholder;
+    H.When = W.When;
+    H.Conditional |= !keepUnwritten(H.When, FD, Vars);
+    for (const SemaphoreName &N : W.Semaphores)
+      if (std::optional<SummarySemaphore> S = summarySemaphore(N, Vars, Ctx))
+        H.Semaphores.push_back(*S);
+    if (W.Target)
+      H.Target = summaryBuffer(*W.Target, Vars, Ctx);
+    if (W.Source && !W.Placeholder)
+      H.Source = summaryBuffer(*W.Source, Vars, Ctx);
+    H.Exact = H.Exact && H.Target && H.Semaphores.size() == W.Semaphores.size();
+  }
+
+  /// The function's own waits, and the waits of the helpers it calls.
+  void collectWaits() {
+    for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
+      for (const DescriptorUse &U : *Uses)
+        collectWait(U);
+    for (const ProtocolCall &PC : A.ProtocolCalls)
+      for (unsigned I = 0; I < PC.Summary.Waits.size(); ++I)
+        collectHelperWait(PC, I);
+  }
+
+  void collectWait(const DescriptorUse &U) {
+    ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
+    llvm::SmallVector<OriginId, 2> Origins;
+    for (const Value &V : U.Values.values())
+      if (!A.origin(V.Origin).Covered && !llvm::is_contained(Origins, V.Origin))
+        Origins.push_back(V.Origin);
+    for (OriginId Id : Origins) {
+      const OriginInfo &O = A.origin(Id);
+      OwnWait W;
+      W.When = U.Params;
+      W.Summary.At = U.Call;
+      W.Summary.In = &FD;
+      llvm::SmallVector<SemaphoreName, 2> Names;
+      if (!builtHere(O) || !waitedSemaphores(O, Role, Vars, Api, Names)) {
+        W.Unknown = true;
+      } else {
+        W.Semaphores = Names;
+        W.Origin = Id;
+        CopyBuffers Buffers = copyBuffers(O.Site, Api);
+        W.Target = Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt;
+        W.Source = Buffers.Source ? bufferName(Buffers.Source, Api, Vars) : std::nullopt;
+        W.Placeholder = W.Target && W.Source &&
+                        compareBuffers(*W.Source, *W.Target, Vars, Ctx,
+                                       Evaluation::SameIteration) == BufferRelation::Same;
+        W.Summary.Exact = Origins.size() == 1 && O.Kind == Remoteness::Local &&
+                          Role != ApiRole::WaitSend && !W.Placeholder;
+      }
+      stateInParameters(W);
+      bool Unknown = W.Unknown;
+      Waits.push_back(std::move(W));
+      if (Unknown)
+        return; // One unknown wait says all there is to say of this use.
+    }
+  }
+
+  void collectHelperWait(const ProtocolCall &PC, unsigned I) {
+    const HelperWait &Inner = PC.Summary.Waits[I];
+    if (!Inner.Unknown && Inner.Semaphores.empty())
+      return; // It cannot happen at this call.
+    OwnWait W;
+    W.When = withFacts(PC.Here, PC.WaitWhen[I]);
+    W.Summary.At = Inner.At;
+    W.Summary.In = Inner.In;
+    W.Summary.Conditional = Inner.Conditional || PC.WaitOpen[I];
+    W.Unknown = Inner.Unknown;
+    for (const SummarySemaphore &S : Inner.Semaphores) {
+      if (W.Unknown)
+        break;
+      if (std::optional<SemaphoreName> N = semaphoreAtCall(S, PC.Args, Vars, Ctx))
+        W.Semaphores.push_back(*N);
+      else
+        W.Unknown = true; // It may be any semaphore the caller can reach.
+    }
+    if (!W.Unknown) {
+      W.Placeholder = placeholderAtCall(Inner, PC.Args, Api, Vars, Ctx);
+      if (Inner.Target)
+        W.Target = bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx);
+      if (Inner.Source && !W.Placeholder)
+        W.Source = bufferAtCall(*Inner.Source, PC.Args, Api, Vars, Ctx);
+      W.Summary.Exact = Inner.Exact && !W.Placeholder && W.Target && W.Semaphores.size() == 1;
+    }
+    stateInParameters(W);
+    Waits.push_back(std::move(W));
+  }
+
+  /// Whether a wait of the function may take the bytes of the copy \p Id it
+  /// starts, on some path that makes both.
+  bool covered(OriginId Id, const Named &Copy, const ParamFacts &When) const {
+    for (const OwnWait &W : Waits) {
+      if (exclusive(When, W.When))
+        continue;
+      if (W.Unknown || (Id && W.Origin == Id))
+        return true;
+      for (const SemaphoreName &S : W.Semaphores) {
+        SemaphoreRelation R = compareSemaphores(Copy.Semaphore, S, Vars, Ctx);
+        if (R == SemaphoreRelation::Disjoint || R == SemaphoreRelation::OtherRoot)
+          continue;
+        if (W.Placeholder || !W.Target || !Copy.Target)
+          return true;
+        BufferRelation B =
+            compareBuffers(*Copy.Target, *W.Target, Vars, Ctx, Evaluation::Anywhere);
+        if (B != BufferRelation::Disjoint && B != BufferRelation::OtherRoot)
+          return true;
+      }
+    }
+    return false;
+  }
+
+  /// A start the summary can state: in flight at the exit on some path,
+  /// taken by no wait of the function, its receive semaphore a parameter's.
+  void addStart(OriginId Id, const Named &Copy, Remoteness Kind, const Expr *At,
+                const FunctionDecl *In, ParamFacts When, bool Conditional) {
+    if (!llvm::is_contained(A.InFlightAtExit, Id) || covered(Id, Copy, When))
+      return;
+    std::optional<SummarySemaphore> Receive = summarySemaphore(Copy.Semaphore, Vars, Ctx);
+    if (!Receive)
+      return; // A semaphore of the function's own: no caller names it.
+    HelperStart H;
+    H.At = At;
+    H.In = In;
+    H.Kind = Kind;
+    H.Receive = *Receive;
+    if (Copy.Target)
+      H.Target = summaryBuffer(*Copy.Target, Vars, Ctx);
+    H.When = std::move(When);
+    H.Conditional = Conditional || !keepUnwritten(H.When, FD, Vars);
+    P.Starts.push_back(std::move(H));
+  }
+
+  std::optional<Named> namedCopy(const OriginInfo &O) const {
+    const Expr *Receive = copySemaphores(O.Site, Api).Receive;
+    std::optional<SemaphoreName> S = Receive ? semaphoreName(Receive, Vars) : std::nullopt;
+    if (!S)
+      return std::nullopt;
+    CopyBuffers Buffers = copyBuffers(O.Site, Api);
+    return Named{*S, Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt};
+  }
+
+  /// The copies it starts (start calls, started factories) and those the
+  /// helpers it calls start.
+  void collectStarts() {
+    for (const DescriptorUse &U : A.Starts)
+      for (const Value &V : U.Values.values()) {
+        const OriginInfo &O = A.origin(V.Origin);
+        if (O.Kind == Remoteness::Unknown || !builtHere(O))
+          continue;
+        if (std::optional<Named> Copy = namedCopy(O))
+          addStart(V.Origin, *Copy, O.Kind, U.Call, &FD, U.Params, false);
+      }
+    for (const auto &[Site, Facts] : A.StartedFactories)
+      for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
+        const OriginInfo &O = A.origin(Id);
+        if (O.Site != Site || O.Kind == Remoteness::Unknown || !builtHere(O))
+          continue;
+        if (std::optional<Named> Copy = namedCopy(O))
+          addStart(Id, *Copy, O.Kind, Site, &FD, Facts, false);
+      }
+    for (const ProtocolCall &PC : A.ProtocolCalls)
+      for (unsigned I = 0; I < PC.Summary.Starts.size(); ++I) {
+        const HelperStart &Inner = PC.Summary.Starts[I];
+        OriginId Id = PC.StartOrigins[I];
+        if (!Id)
+          continue;
+        std::optional<SemaphoreName> S = semaphoreAtCall(Inner.Receive, PC.Args, Vars, Ctx);
+        if (!S)
+          continue;
+        Named Copy{*S, Inner.Target ? bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx)
+                                    : std::nullopt};
+        addStart(Id, Copy, Inner.Kind, Inner.At, Inner.In, withFacts(PC.Here, PC.StartWhen[I]),
+                 Inner.Conditional || PC.StartOpen[I]);
+      }
+  }
+
+  /// The summary's name of \p Send when it is a followed parameter's and
+  /// nothing here drains it (\p D: the copy, when it is one of this function).
+  std::optional<SummarySemaphore> undrainedParameter(const std::optional<SemaphoreName> &Send,
+                                                     OriginId D) const {
+    if (!Send)
+      return std::nullopt;
+    std::optional<unsigned> Param = parameterOf(Send->Root, Vars);
+    if (!Param || !P.followed(*Param) || sendMayBeDrained(A, D, *Send, Vars, Ctx, Api))
+      return std::nullopt;
+    return summarySemaphore(*Send, Vars, Ctx);
+  }
+
+  /// Receive-only waits of remote copies on a followed parameter's send
+  /// semaphore that nothing here drains: the caller judges them.
+  void collectReceiveOnly() {
+    for (const DescriptorUse &U : A.ReceiveWaits) {
+      if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::WaitRecv)
+        continue;
+      KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
+      if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
+        continue;
+      HelperReceiveOnly R;
+      R.WaitRecv = U.Call;
+      R.In = &FD;
+      R.When = U.Params;
+      bool Stated = keepUnwritten(R.When, FD, Vars);
+      for (OriginId D : Remote.Origins) {
+        const OriginInfo &O = A.origin(D);
+        const Expr *SendArg =
+            builtHere(O) && !leaves(D) ? copySemaphores(O.Site, Api).Send : nullptr;
+        std::optional<SummarySemaphore> S =
+            undrainedParameter(SendArg ? semaphoreName(SendArg, Vars) : std::nullopt, D);
+        if (!S) {
+          Stated = false;
+          break;
+        }
+        if (!R.Construction)
+          R.Construction = O.Site;
+        R.Sends.push_back(*S);
+      }
+      if (Stated)
+        P.ReceiveOnly.push_back(std::move(R));
+    }
+    for (const ProtocolCall &PC : A.ProtocolCalls)
+      for (unsigned I = 0; I < PC.Summary.ReceiveOnly.size(); ++I) {
+        const HelperReceiveOnly &Inner = PC.Summary.ReceiveOnly[I];
+        if (Inner.Sends.empty())
+          continue; // Not made at this call.
+        HelperReceiveOnly R;
+        R.WaitRecv = Inner.WaitRecv;
+        R.Construction = Inner.Construction;
+        R.In = Inner.In;
+        R.When = withFacts(PC.Here, PC.ReceiveOnlyWhen[I]);
+        bool Stated = keepUnwritten(R.When, FD, Vars);
+        for (const SummarySemaphore &Sem : Inner.Sends) {
+          std::optional<SummarySemaphore> S =
+              undrainedParameter(semaphoreAtCall(Sem, PC.Args, Vars, Ctx), 0);
+          if (!S) {
+            Stated = false;
+            break;
+          }
+          R.Sends.push_back(*S);
+        }
+        if (Stated)
+          P.ReceiveOnly.push_back(std::move(R));
+      }
+  }
+
+  const FunctionAnalysis &A;
+  const FunctionDecl &FD;
+  const ASTContext &Ctx;
+  const ApiIndex &Api;
+  UnwrittenVariables Vars;
+  ProtocolSummary P;
+  llvm::SmallPtrSet<const Expr *, 4> Kept;
+  std::vector<OwnWait> Waits;
+};
+
+} // namespace
+
+ProtocolSummary summariseProtocol(const FunctionAnalysis &A, const FunctionDecl &FD,
+                                  const ASTContext &Ctx, const ApiIndex &Api) {
+  // Past the work limit nothing is known; copies folded together past the
+  // bound have no semaphores to name.
+  if (A.HitWorkLimit || !FD.hasBody() ||
+      llvm::any_of(A.Origins, [](const OriginInfo &O) { return O.Folded; })) {
+    ProtocolSummary Nothing;
+    Nothing.Followed.assign(FD.getNumParams(), false);
+    return Nothing;
+  }
+  return Summariser(A, FD, Ctx, Api).run();
+}
+
+} // namespace dmalint

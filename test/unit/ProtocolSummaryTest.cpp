@@ -1,0 +1,158 @@
+//===- ProtocolSummaryTest.cpp - What a helper starts and waits, for its callers ===//
+#include "TestAst.h"
+#include "dmalint/AnalysisCache.h"
+#include "dmalint/Protocol.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace {
+
+const dmalint::ApiIndex &api() {
+  static dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
+  return Index;
+}
+
+/// The analysis and summary of the function \p Name of \p Code, analysed
+/// through the cache (so the helpers it calls have summaries of their own).
+struct Summarised {
+  std::unique_ptr<ASTUnit> AST;
+  const FunctionDecl *Function = nullptr;
+  const dmalint::FunctionAnalysis *Analysis = nullptr;
+  std::optional<dmalint::ProtocolSummary> Summary;
+};
+Summarised summarise(const std::string &Code, const std::string &Name) {
+  static const dmalint::AnalysisLimits Limits;
+  Summarised S;
+  S.AST = dmalint::test::parseKernel(Code);
+  ASTContext &Ctx = S.AST->getASTContext();
+  S.Function = dmalint::test::findOne<FunctionDecl>(
+      *S.AST, functionDecl(hasName(Name), isDefinition()));
+  if (!S.Function)
+    return S;
+  dmalint::AnalysisCache &Cache = dmalint::AnalysisCache::current();
+  Cache.reset();
+  S.Analysis = &Cache.analysis(*S.Function, Ctx, api(), Limits);
+  S.Summary = dmalint::summariseProtocol(*S.Analysis, *S.Function, Ctx, api());
+  return S;
+}
+
+constexpr const char *StartOrWait =
+    "void copy_or_wait(Ref<float> src, Ref<float> dst, SemaphoreArray<DmaSemaphore> s,\n"
+    "                  int slot, bool wait) {\n"
+    "  AsyncCopyDescriptor c = make_async_copy(src, dst.at(slot), s.at(0, slot));\n"
+    "  if (wait)\n"
+    "    c.wait();\n"
+    "  else\n"
+    "    c.start();\n"
+    "}\n";
+
+TEST(ProtocolSummary, StartsAndWaitsInTermsOfParameters) {
+  Summarised S = summarise(StartOrWait, "copy_or_wait");
+  ASSERT_TRUE(S.Summary);
+  const dmalint::ProtocolSummary &P = *S.Summary;
+  ASSERT_EQ(P.Starts.size(), 1u);
+  const dmalint::HelperStart &Start = P.Starts[0];
+  EXPECT_EQ(Start.Kind, dmalint::Remoteness::Local);
+  EXPECT_EQ(Start.Receive.Param, 2u);
+  ASSERT_EQ(Start.Receive.Indices.size(), 2u);
+  EXPECT_TRUE(Start.Receive.Indices[0].Constant);
+  EXPECT_EQ(Start.Receive.Indices[1].Param, 3);
+  ASSERT_TRUE(Start.Target);
+  EXPECT_EQ(Start.Target->Param, 1u);
+  ASSERT_EQ(Start.Target->Steps.size(), 1u);
+  EXPECT_EQ(Start.Target->Steps[0].Start.Param, 3);
+  EXPECT_FALSE(Start.Target->Inexact);
+  // Started only when `wait` is false, waited only when it is true.
+  ASSERT_EQ(Start.When.size(), 1u);
+  EXPECT_EQ(Start.When[0].Param, 4u);
+  EXPECT_FALSE(Start.When[0].Holds);
+  ASSERT_EQ(P.Waits.size(), 1u);
+  EXPECT_TRUE(P.Waits[0].Exact);
+  EXPECT_FALSE(P.Waits[0].Placeholder);
+  ASSERT_EQ(P.Waits[0].When.size(), 1u);
+  EXPECT_TRUE(P.Waits[0].When[0].Holds);
+  EXPECT_TRUE(P.followed(2)); // The semaphore array: only in copies.
+}
+
+TEST(ProtocolSummary, AStartTheHelperItselfWaitsIsNotInFlightAfterIt) {
+  Summarised S = summarise("void fetch_and_wait(Ref<float> a, Ref<float> b, DmaSemaphore s) {\n"
+                           "  make_async_copy(a, b, s).start();\n"
+                           "  make_async_copy(a, b, s).wait();\n"
+                           "}\n",
+                           "fetch_and_wait");
+  ASSERT_TRUE(S.Summary);
+  EXPECT_TRUE(S.Summary->Starts.empty());
+  ASSERT_EQ(S.Summary->Waits.size(), 1u);
+  EXPECT_TRUE(S.Summary->followed(2));
+}
+
+TEST(ProtocolSummary, AnIndexTheSummaryCannotNameTruncatesTheView) {
+  Summarised S = summarise("void pages(Ref<float> a, Ref<float> b, DmaSemaphore s, int slot,\n"
+                           "           const int *page) {\n"
+                           "  make_async_copy(a, b.at(slot).at(*page), s).start();\n"
+                           "}\n",
+                           "pages");
+  ASSERT_TRUE(S.Summary);
+  ASSERT_EQ(S.Summary->Starts.size(), 1u);
+  const std::optional<dmalint::SummaryBuffer> &Target = S.Summary->Starts[0].Target;
+  ASSERT_TRUE(Target);
+  EXPECT_EQ(Target->Steps.size(), 1u); // b.at(slot), and a view inside it.
+  EXPECT_TRUE(Target->Inexact);
+}
+
+TEST(ProtocolSummary, ParametersHandedOnStoredOrCapturedAreNotFollowed) {
+  const char *Code = "void elsewhere(DmaSemaphore s);\n"
+                     "DmaSemaphore kept;\n"
+                     "void helper(Ref<float> a, DmaSemaphore handed, DmaSemaphore stored,\n"
+                     "            DmaSemaphore captured, DmaSemaphore copied,\n"
+                     "            std::vector<AsyncCopyDescriptor> &out, DmaSemaphore plain) {\n"
+                     "  elsewhere(handed);\n"
+                     "  kept = stored;\n"
+                     "  auto f = [&] { make_async_copy(a, a, captured).wait(); };\n"
+                     "  f();\n"
+                     "  out.push_back(make_async_copy(a, a, copied));\n"
+                     "  make_async_copy(a, a, plain).wait();\n"
+                     "}\n";
+  Summarised S = summarise(Code, "helper");
+  ASSERT_TRUE(S.Summary);
+  EXPECT_FALSE(S.Summary->followed(1));
+  EXPECT_FALSE(S.Summary->followed(2));
+  EXPECT_FALSE(S.Summary->followed(3));
+  EXPECT_FALSE(S.Summary->followed(4));
+  EXPECT_TRUE(S.Summary->followed(6));
+}
+
+TEST(ProtocolSummary, NamesAtACall) {
+  std::string Code = std::string(StartOrWait) +
+                     "void caller(Ref<float> h, Ref<float> buf, SemaphoreArray<DmaSemaphore> "
+                     "sems, int step) {\n"
+                     "  const int next = 1 - step % 2;\n"
+                     "  copy_or_wait(h, buf, sems, next, false);\n"
+                     "}\n";
+  Summarised S = summarise(Code, "caller");
+  ASSERT_TRUE(S.Analysis);
+  ASSERT_EQ(S.Analysis->ProtocolCalls.size(), 1u);
+  const dmalint::ProtocolCall &PC = S.Analysis->ProtocolCalls[0];
+  ASSERT_EQ(PC.Summary.Starts.size(), 1u);
+  EXPECT_TRUE(PC.StartDecided[0]); // wait == false here.
+  EXPECT_FALSE(PC.WaitDecided[0]);
+  EXPECT_TRUE(PC.Summary.Waits[0].Semaphores.empty()); // Cannot happen here.
+  const ASTContext &Ctx = S.AST->getASTContext();
+  const dmalint::HelperStart &Start = PC.Summary.Starts[0];
+  EXPECT_EQ(dmalint::spellAtCall(Start.Receive, PC.Args, Ctx), "sems.at(0, next)");
+  EXPECT_EQ(dmalint::spellAtCall(*Start.Target, PC.Args, Ctx), "buf.at(next)");
+  dmalint::UnwrittenVariables Vars(*S.Function, api());
+  std::optional<dmalint::SemaphoreName> N =
+      dmalint::semaphoreAtCall(Start.Receive, PC.Args, Vars, Ctx);
+  ASSERT_TRUE(N);
+  EXPECT_EQ(N->Root->getName(), "sems");
+  EXPECT_EQ(N->Indices.size(), 2u);
+  // The copy is in flight after the call, as an origin of the caller.
+  ASSERT_EQ(PC.StartOrigins.size(), 1u);
+  EXPECT_NE(PC.StartOrigins[0], 0u);
+  EXPECT_TRUE(llvm::is_contained(S.Analysis->InFlightAtExit, PC.StartOrigins[0]));
+}
+
+} // namespace

@@ -540,25 +540,8 @@ Value Evaluator::wrap(const Expr *CondExpr, const Frame &F, unsigned Depth,
     return {};
   KT -= L.SizeMultiple;
   CT -= L.Offset;
-  // Where the condition says p == T, a count is a position too:
-  // `p == n - 1 ? 0 : p + 1` gives 0 = p - n + 1 there.
-  auto AtThreshold = [&](const Value &V) -> Value {
-    int64_t K, C;
-    if (V.K != Value::Uniform || !sizeAndConstant(V.Count, L.Axis, K, C))
-      return V;
-    Value Out = Value::position(L.Axis, L.Base);
-    Out.SizeMultiple = K - KT;
-    Out.Offset = C - CT;
-    return Out;
-  };
-  Value IfTrue = Op == BO_EQ ? AtThreshold(TrueValue) : TrueValue;
-  Value IfFalse = Op == BO_NE ? AtThreshold(FalseValue) : FalseValue;
-  if (IfTrue.K != Value::Position || IfFalse.K != Value::Position || IfTrue.Loop ||
-      IfFalse.Loop || IfTrue.Axis != L.Axis || IfFalse.Axis != L.Axis ||
-      IfTrue.Base != L.Base || IfFalse.Base != L.Base)
-    return {};
   // As "p < T ? Below : Above" (p is in [0, n)).
-  const Value *Below = &IfTrue, *Above = &IfFalse;
+  Value Below = TrueValue, Above = FalseValue;
   switch (Op) {
   case BO_LT:
     break;
@@ -587,24 +570,41 @@ Value Evaluator::wrap(const Expr *CondExpr, const Frame &F, unsigned Depth,
   default:
     return {};
   }
+  // Where the condition leaves p one value, a count is a position too:
+  // `p == n - 1 ? 0 : p + 1` gives 0 = p - n + 1 where p is n - 1.
+  auto AtPoint = [&](Value &V, int64_t KP, int64_t CP) {
+    int64_t K, C;
+    if (V.K != Value::Uniform || !sizeAndConstant(V.Count, L.Axis, K, C))
+      return;
+    V = Value::position(L.Axis, L.Base);
+    V.SizeMultiple = K - KP;
+    V.Offset = C - CP;
+  };
+  if (KT == 0 && CT == 1)
+    AtPoint(Below, 0, 0);
+  else if (KT == 1 && CT == -1)
+    AtPoint(Above, 1, -1);
+  for (const Value *V : {&Below, &Above})
+    if (V->K != Value::Position || V->Loop || V->Axis != L.Axis || V->Base != L.Base)
+      return {};
   // A rotation by c > 0 is p + c below n - c and p + c - n from there; by
   // c < 0, p + c + n below -c and p + c from there. (A mesh smaller than |c|
   // has no device at some of those ids: the kernel cannot run there.)
   bool Rotation = false;
   if (KT == 1 && CT < 0) {
     int64_t C = -CT;
-    Rotation = Below->SizeMultiple == 0 && Below->Offset == C && Above->SizeMultiple == -1 &&
-               Above->Offset == C;
+    Rotation = Below.SizeMultiple == 0 && Below.Offset == C && Above.SizeMultiple == -1 &&
+               Above.Offset == C;
   } else if (KT == 0 && CT > 0) {
     int64_t C = -CT;
-    Rotation = Below->SizeMultiple == 1 && Below->Offset == C && Above->SizeMultiple == 0 &&
-               Above->Offset == C;
+    Rotation = Below.SizeMultiple == 1 && Below.Offset == C && Above.SizeMultiple == 0 &&
+               Above.Offset == C;
   }
   if (!Rotation)
     return {};
-  Value From = IfTrue;
+  Value From = Below;
   From.SizeMultiple = From.Offset = 0;
-  return Value::position(IfTrue.Axis, baseOf(Site, From));
+  return Value::position(L.Axis, baseOf(Site, From));
 }
 
 Value Evaluator::writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Frame &F,

@@ -43,36 +43,40 @@ std::string signals(const std::string &Count) {
 /// from itself".
 std::string sources(const BarrierBalance &B) {
   const AtomTable &Atoms = *B.Atoms;
-  std::vector<std::string> Parts;
+  // Neighbours by what each gives; loops over the devices by how many
+  // devices, adding what each gives; the device itself, added up.
+  std::vector<std::pair<std::string, unsigned>> Neighbours;
+  std::vector<std::pair<std::pair<SignalSource, std::string>, SymbolicCount>> Loops;
   SymbolicCount Itself;
   bool AnyItself = false;
-  std::vector<std::pair<std::string, unsigned>> Neighbours; // Per neighbour, how many.
   for (const BarrierSignal &S : B.Signals) {
-    switch (S.Source) {
-    case SignalSource::Itself:
+    if (S.Source == SignalSource::Itself) {
       Itself = Itself + S.Received;
       AnyItself = true;
-      break;
-    case SignalSource::Neighbour: {
+    } else if (S.Source == SignalSource::Neighbour) {
       std::string Each = Atoms.str(S.PerSource);
       auto It = llvm::find_if(Neighbours, [&](const auto &N) { return N.first == Each; });
       if (It == Neighbours.end())
         Neighbours.push_back({Each, 1});
       else
         ++It->second;
-      break;
-    }
-    case SignalSource::EveryDevice:
-    case SignalSource::EveryOtherDevice:
-      Parts.push_back(Atoms.str(S.PerSource) + " from each of the " + Atoms.str(S.Sources) +
-                      (S.Source == SignalSource::EveryDevice ? " devices" : " other devices"));
-      break;
+    } else {
+      std::pair<SignalSource, std::string> Key{S.Source, Atoms.str(S.Sources)};
+      auto It = llvm::find_if(Loops, [&](const auto &L) { return L.first == Key; });
+      if (It == Loops.end())
+        Loops.push_back({Key, S.PerSource});
+      else
+        It->second = It->second + S.PerSource;
     }
   }
+  std::vector<std::string> Parts;
   for (auto &[Each, Count] : Neighbours)
-    Parts.insert(Parts.begin(), Count == 1 ? Each + " from a neighbour"
-                                           : Each + " from each of " + std::to_string(Count) +
-                                                 " neighbours");
+    Parts.push_back(Count == 1 ? Each + " from a neighbour"
+                               : Each + " from each of " + std::to_string(Count) +
+                                     " neighbours");
+  for (auto &[Key, Each] : Loops)
+    Parts.push_back(Atoms.str(Each) + " from each of the " + Key.second +
+                    (Key.first == SignalSource::EveryDevice ? " devices" : " other devices"));
   if (AnyItself)
     Parts.push_back(Atoms.str(Itself) + " from itself");
   std::string Out;

@@ -163,6 +163,12 @@ bool ApiIndex::declaredIn(const ASTContext &Ctx) const {
   for (const auto &Entry : DescriptorTypesByName)
     if (Ctx.Idents.find(Entry.getKey()) != Ctx.Idents.end())
       return true;
+  // A file that only synchronises through barriers names a wait function,
+  // and may name no descriptor type at all: with its headers read from a
+  // precompiled preamble, their names are not in the table until used.
+  for (const auto &Entry : WaitsByName)
+    if (Ctx.Idents.find(Entry.getKey()) != Ctx.Idents.end())
+      return true;
   return false;
 }
 

@@ -153,9 +153,10 @@ public:
   const ApiModel &model() const { return Model; }
 
   /// False when the translation unit of \p Ctx has never seen the name of a
-  /// descriptor type: then no code in it can use the API, and the checks
-  /// stop before looking at a single function (a lookup in the identifier
-  /// table: cheap enough to ask per node).
+  /// descriptor type or of a semaphore wait function: then no code in it
+  /// can use the API, and the checks stop before looking at a single
+  /// function (a lookup in the identifier table: cheap enough to ask per
+  /// node).
   bool declaredIn(const clang::ASTContext &Ctx) const;
   /// True when \p FD (its parameters and body, lambdas included) calls a
   /// descriptor method or an API function, builds a descriptor, or declares

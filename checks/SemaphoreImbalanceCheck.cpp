@@ -39,6 +39,18 @@ std::string signals(const std::string &Count) {
   return Count + (Count == "1" ? " signal" : " signals");
 }
 
+/// The devices a loop signals: "the n - 1 other devices", "n - 1 neighbours".
+std::string sourceDevices(SignalSource Source, const std::string &Count) {
+  switch (Source) {
+  case SignalSource::EveryDevice:
+    return "the " + Count + " devices";
+  case SignalSource::EveryOtherDevice:
+    return "the " + Count + " other devices";
+  default:
+    return Count + (Count == "1" ? " neighbour" : " neighbours");
+  }
+}
+
 /// Where each device's signals come from: "2 from each of 2 neighbours, 1
 /// from itself".
 std::string sources(const BarrierBalance &B) {
@@ -75,8 +87,7 @@ std::string sources(const BarrierBalance &B) {
                                : Each + " from each of " + std::to_string(Count) +
                                      " neighbours");
   for (auto &[Key, Each] : Loops)
-    Parts.push_back(Atoms.str(Each) + " from each of the " + Key.second +
-                    (Key.first == SignalSource::EveryDevice ? " devices" : " other devices"));
+    Parts.push_back(Atoms.str(Each) + " from each of " + sourceDevices(Key.first, Key.second));
   if (AnyItself)
     Parts.push_back(Atoms.str(Itself) + " from itself");
   std::string Out;
@@ -86,17 +97,19 @@ std::string sources(const BarrierBalance &B) {
 }
 
 std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
+  std::string From = Atoms.str(S.PerSource) + " from each of " +
+                     sourceDevices(S.Source, Atoms.str(S.Sources));
   switch (S.Source) {
   case SignalSource::Itself:
     return "this signal to the device itself gives it " + Atoms.str(S.Received);
   case SignalSource::Neighbour:
     return "this signal to a neighbour gives each device " + Atoms.str(S.Received);
+  case SignalSource::NeighbourPerIteration:
+    return "this signal to a different neighbour in each iteration gives each device " + From;
   case SignalSource::EveryDevice:
-    return "this signal to every device gives each device " + Atoms.str(S.PerSource) +
-           " from each of the " + Atoms.str(S.Sources) + " devices";
+    return "this signal to every device gives each device " + From;
   case SignalSource::EveryOtherDevice:
-    return "this signal to every other device gives each device " + Atoms.str(S.PerSource) +
-           " from each of the " + Atoms.str(S.Sources) + " other devices";
+    return "this signal to every other device gives each device " + From;
   }
   return "";
 }

@@ -60,6 +60,9 @@ struct Value {
   int64_t SizeMultiple = 0, Offset = 0;
   const ForStmt *Loop = nullptr; ///< Position: OffsetLoop; Counter: its loop.
   int64_t LoopLeast = 0;         ///< The least value of that counter.
+  /// Position: p is a different bijection in each iteration of this loop
+  /// (`(me + i) % n`), the same on every device in one iteration.
+  const ForStmt *PermutedBy = nullptr;
   bool AllDevices = false;
   enum IdShape { Self, Single, List } Shape = Self;
   std::vector<Value> Coordinates;
@@ -96,7 +99,7 @@ struct Value {
   }
   /// A position that is a bijection onto [0, n): not moved.
   bool isPermutation() const {
-    return K == Position && SizeMultiple == 0 && Offset == 0 && !Loop;
+    return K == Position && SizeMultiple == 0 && Offset == 0 && !Loop && !PermutedBy;
   }
   bool isOwnIndex() const { return isPermutation() && Base == 0; }
 };
@@ -219,7 +222,7 @@ private:
   /// The name of the permutation made at \p Site from \p From.
   unsigned baseOf(const void *Site, const Value &From) {
     auto Key = std::make_tuple(Site, From.Axis, From.Base, From.SizeMultiple, From.Offset,
-                               static_cast<const void *>(From.Loop));
+                               static_cast<const void *>(From.Loop ? From.Loop : From.PermutedBy));
     auto [It, Inserted] = Bases.try_emplace(Key, Bases.size() + 1);
     return It->second;
   }
@@ -485,7 +488,7 @@ Value Evaluator::add(const Value &A, const Value &B, bool Subtract) {
   // A position moved by the counter of a loop that every device runs alike
   // (`(me + i) % n`): a rotation by a different amount in each iteration.
   auto MoveByCounter = [](const Value &P, const Value &Counter) -> Value {
-    if (P.Loop)
+    if (P.Loop || P.PermutedBy)
       return {};
     Value Out = P;
     Out.Loop = Counter.Loop;
@@ -508,9 +511,11 @@ Value Evaluator::remainder(const Value &A, const Value &B, const void *Site) {
   // p + k * n + c is never negative when k >= 0 and 2k + c >= 0 (for n >= 2;
   // with one device every remainder is 0): the remainder is then a rotation.
   int64_t Least = 2 * A.SizeMultiple + A.Offset + (A.Loop ? A.LoopLeast : 0);
-  if (A.SizeMultiple < 0 || Least < 0)
+  if (A.SizeMultiple < 0 || Least < 0 || (A.Loop && A.PermutedBy))
     return {};
-  return Value::position(A.Axis, baseOf(Site, A));
+  Value Out = Value::position(A.Axis, baseOf(Site, A));
+  Out.PermutedBy = A.Loop ? A.Loop : A.PermutedBy;
+  return Out;
 }
 
 Value Evaluator::conditional(const ConditionalOperator *CO, const Frame &F, unsigned Depth) {
@@ -532,7 +537,7 @@ Value Evaluator::wrap(const Expr *CondExpr, const Frame &F, unsigned Depth,
     std::swap(L, R);
     Op = BinaryOperator::reverseComparisonOp(Op);
   }
-  if (L.K != Value::Position || R.K != Value::Uniform || L.Loop)
+  if (L.K != Value::Position || R.K != Value::Uniform || L.Loop || L.PermutedBy)
     return {};
   // p + kL n + cL  op  U   <=>   p  op  U - kL n - cL = kT n + cT.
   int64_t KT, CT;
@@ -585,7 +590,8 @@ Value Evaluator::wrap(const Expr *CondExpr, const Frame &F, unsigned Depth,
   else if (KT == 1 && CT == -1)
     AtPoint(Above, 1, -1);
   for (const Value *V : {&Below, &Above})
-    if (V->K != Value::Position || V->Loop || V->Axis != L.Axis || V->Base != L.Base)
+    if (V->K != Value::Position || V->Loop || V->PermutedBy || V->Axis != L.Axis ||
+        V->Base != L.Base)
       return {};
   // A rotation by c > 0 is p + c below n - c and p + c - n from there; by
   // c < 0, p + c + n below -c and p + c from there. (A mesh smaller than |c|
@@ -1301,13 +1307,17 @@ Judge::sourceOf(const BarrierCall &Signal) {
   // axis, or the counter of a loop over every device of it; together all
   // the axes the kernel uses (else the id names a part of a larger mesh).
   llvm::StringSet<> IdAxes;
-  const ForStmt *Every = nullptr;
+  const ForStmt *Every = nullptr, *Rotating = nullptr;
   bool AllOwn = true;
   for (const Value &C : Id.Coordinates) {
     if (C.isPermutation()) {
       AllOwn &= C.isOwnIndex();
-    } else if (C.K == Value::Counter && C.AllDevices && !Every) {
+    } else if (C.K == Value::Counter && C.AllDevices && !Every && !Rotating) {
       Every = C.Loop;
+      AllOwn = false;
+    } else if (C.K == Value::Position && C.PermutedBy && !C.Loop && C.SizeMultiple == 0 &&
+               C.Offset == 0 && !Every && !Rotating) {
+      Rotating = C.PermutedBy;
       AllOwn = false;
     } else {
       return std::nullopt;
@@ -1324,6 +1334,8 @@ Judge::sourceOf(const BarrierCall &Signal) {
     return Result{SignalSource::Itself, nullptr};
   if (Every)
     return Result{SignalSource::EveryDevice, Every};
+  if (Rotating)
+    return Result{SignalSource::NeighbourPerIteration, Rotating};
   return Result{SignalSource::Neighbour, nullptr};
 }
 
@@ -1397,11 +1409,14 @@ void Judge::count(Unit &U) {
         S.PerSource = S.PerSource * Factor;
         continue;
       }
-      // The loop over every device: its iterations are the sources.
+      // The loop that picks the source: its iterations are the sources.
+      // (Skipping the device itself skips a different rotation on each
+      // device: only a loop over every device may.)
       FoundLoop = true;
       const std::optional<LoopInfo> &L = Eval.loop(Loop);
       S.Sources = Factor;
-      if (Factor == L->Trip - SymbolicCount::constant(1))
+      if (Factor == L->Trip - SymbolicCount::constant(1) &&
+          S.Source == SignalSource::EveryDevice)
         S.Source = SignalSource::EveryOtherDevice;
       else if (Factor != L->Trip)
         return;

@@ -31,6 +31,9 @@ namespace dmalint {
 enum class SignalSource {
   Itself,           ///< A signal without a device id, or to the device's own id.
   Neighbour,        ///< A signal to a bijection of the device's id (a ring neighbour).
+  /// A loop that signals a different neighbour in each iteration: the
+  /// device's id rotated by the loop's counter, `(me + i) % n`.
+  NeighbourPerIteration,
   EveryDevice,      ///< A loop that signals every device of an axis.
   EveryOtherDevice, ///< The same loop skipping the device itself.
 };
@@ -41,7 +44,7 @@ struct BarrierSignal {
   SignalSource Source = SignalSource::Itself;
   /// What each device receives from one source device (the increment times
   /// the iterations of the loops around the signal), and from how many
-  /// source devices (1, or the devices of a loop over every device).
+  /// source devices (1, or the iterations of the loop that picks them).
   SymbolicCount PerSource, Sources;
   SymbolicCount Received; ///< PerSource * Sources.
 };

@@ -241,15 +241,24 @@ TEST(Barriers, LoopsOverEveryDevice) {
   EXPECT_EQ(With("if (d > 0) semaphore_signal(sem, 1, DeviceId{d});", "n"), "none");
   EXPECT_EQ(With("if (d != 0) semaphore_signal(sem, 1, DeviceId{d});", "n"), "none");
   EXPECT_EQ(With("if (d == me) break; semaphore_signal(sem, 1, DeviceId{d});", "n"), "none");
-  // Every other device, by a rotation that grows with the loop.
-  EXPECT_EQ(verdict(R"(
+  // Every other device, by a rotation that grows with the loop; skipping
+  // the device itself there would skip a different rotation on each device.
+  const char *Rotating = R"(
     void k(Semaphore sem) {
       const int me = axis_index("x"), n = axis_size("x");
-      for (int i = 1; i < n; ++i)
-        semaphore_signal(sem, 1, DeviceId{(me + i) % n});
+      for (int i = %s; i < n; ++i)
+        %s semaphore_signal(sem, 1, DeviceId{(me + i) %% n});
       semaphore_wait(sem, n);
-    })"),
-            "under n - 1/n");
+    })";
+  auto Rotate = [&](const char *From, const char *Guard) {
+    char Code[512];
+    snprintf(Code, sizeof Code, Rotating, From, Guard);
+    return verdict(Code);
+  };
+  EXPECT_EQ(Rotate("1", ""), "under n - 1/n");
+  EXPECT_EQ(Rotate("0", ""), "balanced n/n");
+  EXPECT_EQ(Rotate("0", "if (i != me)"), "none");
+  EXPECT_EQ(Rotate("-1", ""), "none");
 }
 
 TEST(Barriers, SkipsWhatCannotBeCounted) {

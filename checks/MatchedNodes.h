@@ -10,6 +10,7 @@
 //   registerApiValidation()   classes named like a descriptor type
 //   callsDescriptorMethod()   calls of a method of a class the model names
 //   callsDeviceIdUser()       calls of a function the model names
+//   callsSemaphoreWait()      calls of a function the model names (barrier waits)
 //   constructs*()             constructions of a class the model names
 //   makesCopy()               calls of a function the model names (factories,
 //                             sync copies), constructions of a descriptor

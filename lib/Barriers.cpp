@@ -284,6 +284,9 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
       return Sub;
     if (UO->getOpcode() == UO_Minus && Sub.K == Value::Uniform)
       return Value::uniform(SymbolicCount() - Sub.Count);
+    // `!right` of a helper's constant argument.
+    if (std::optional<int64_t> C = Sub.constant(); C && UO->getOpcode() == UO_LNot)
+      return Value::uniform(SymbolicCount::constant(*C == 0));
     return {};
   }
   if (const auto *BO = dyn_cast<BinaryOperator>(E)) {

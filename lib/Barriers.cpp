@@ -161,8 +161,6 @@ public:
     TopFrame.Top = true;
   }
 
-  const Frame &top() const { return TopFrame; }
-
   Value eval(const Expr *E) { return eval(E, TopFrame, 0); }
   Value deviceId(const Expr *E) { return deviceId(E, TopFrame, 0); }
 

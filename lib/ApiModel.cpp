@@ -521,8 +521,8 @@ parseSemaphoreCalls(const std::string &Value, llvm::StringRef Amount, std::strin
                 (AmountText.getAsInteger(10, AmountPos) || AmountPos > 64));
     if (Bad) {
       Error = "'" + Entry + "' is not 'function:semaphore-position:" + Amount.str() +
-              "-position' (positions from 0 to 64; '" + NoMethod.str() + "' for an " +
-              Amount.str() + " that is always 1)";
+              "-position' (positions from 0 to 64; '" + NoMethod.str() + "' for " +
+              (Amount == "increment" ? "an " : "a ") + Amount.str() + " that is always 1)";
       return std::nullopt;
     }
     if (AmountPos == Sem) {

@@ -902,15 +902,30 @@ private:
   unsigned InLambda = 0;
 };
 
-/// The axis queries of the functions \p FD calls (their axes named by a
-/// constant: a query of a parameter asks about what the caller passes).
+/// The axis queries of the functions a function calls, directly or not
+/// (their axes named by a constant: a query of a parameter asks about what
+/// the caller passes, which the caller's own queries name).
 class CalleeAxes : public RecursiveASTVisitor<CalleeAxes> {
 public:
-  CalleeAxes(const ApiIndex &Api, llvm::StringSet<> &Axes) : Api(Api), Axes(Axes) {}
+  CalleeAxes(const ApiIndex &Api, const SourceManager &SM, llvm::StringSet<> &Axes)
+      : Api(Api), SM(SM), Axes(Axes) {}
+
+  /// Reads the bodies of \p Callees and of what they call, up to a bound.
+  void scan(llvm::ArrayRef<const FunctionDecl *> Callees) {
+    for (const FunctionDecl *Callee : Callees)
+      enqueue(Callee);
+    for (size_t I = 0; I < Queue.size() && I < MaxFunctions; ++I)
+      TraverseStmt(Queue[I]->getBody());
+  }
+
   bool VisitCallExpr(CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || Api.axisQueryOf(Callee) == AxisQuery::None)
+    if (!Callee)
       return true;
+    if (Api.axisQueryOf(Callee) == AxisQuery::None) {
+      enqueue(Callee);
+      return true;
+    }
     if (Call->getNumArgs() == 0) {
       Axes.insert("");
       return true;
@@ -927,8 +942,19 @@ public:
   }
 
 private:
+  static constexpr size_t MaxFunctions = 64;
+  void enqueue(const FunctionDecl *Callee) {
+    const FunctionDecl *Def = Callee->getDefinition();
+    if (Def && Def->hasBody() && !SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())) &&
+        Seen.insert(Def).second)
+      Queue.push_back(Def);
+  }
+
   const ApiIndex &Api;
+  const SourceManager &SM;
   llvm::StringSet<> &Axes;
+  llvm::DenseSet<const FunctionDecl *> Seen;
+  std::vector<const FunctionDecl *> Queue;
 };
 
 // ------------------------------------------------------------ counting ---
@@ -1465,12 +1491,7 @@ std::vector<BarrierBalance> Judge::run() {
     else
       Axes.insert(Name.Axis);
   }
-  CalleeAxes Helpers(Api, Axes);
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (const FunctionDecl *Callee : Scan.Called)
-    if (const FunctionDecl *Def = Callee->getDefinition();
-        Def && Def->hasBody() && !SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
-      Helpers.TraverseStmt(Def->getBody());
+  CalleeAxes(Api, Ctx.getSourceManager(), Axes).scan(Scan.Called.getArrayRef());
 
   for (BarrierCall &C : Scan.Calls) {
     llvm::SmallVector<const Expr *, 8> Args = callArguments(C.Call);

@@ -140,6 +140,17 @@ TEST(Barriers, LogicalIdsOfAOneAxisKernel) {
   EXPECT_EQ(target("DeviceId((me + 1) % n), DeviceIdType::kLogical",
                    "  const int other = axis_index(\"y\");\n"),
             "none");
+  // The kernel's helpers, however deep, count as the kernel.
+  EXPECT_EQ(verdict(R"(
+    int row() { return axis_index("y"); }
+    int offset() { return row() * 4; }
+    void k(Semaphore sem, Ref<float> buf) {
+      const int me = axis_index("x"), n = axis_size("x");
+      (void)buf.at(offset());
+      semaphore_signal(sem, 2, DeviceId((me + 1) % n), DeviceIdType::kLogical);
+      semaphore_wait(sem, 1);
+    })"),
+            "none");
 }
 
 TEST(Barriers, NoDeviceIdIsTheDeviceItself) {

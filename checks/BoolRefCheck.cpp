@@ -8,11 +8,9 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void BoolRefCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
-  Finder->addMatcher(callExpr(apiInTranslationUnit(Api), makesCopy(Api)).bind("copy"), this);
-  Finder->addMatcher(cxxConstructExpr(apiInTranslationUnit(Api), makesCopy(Api)).bind("copy"),
-                     this);
+void BoolRefCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  Matchers.add(callExpr(apiInTranslationUnit(Api), makesCopy(Api)).bind("copy"));
+  Matchers.add(cxxConstructExpr(apiInTranslationUnit(Api), makesCopy(Api)).bind("copy"));
 }
 
 /// True for a buffer whose element type is bool (through typedefs, aliases

@@ -14,7 +14,7 @@ namespace dmalint::checks {
 class BoolRefCheck : public DmaCheck {
 public:
   using DmaCheck::DmaCheck;
-  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  void registerDmaMatchers(DmaMatchers &Matchers) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
   void onStartOfTranslationUnit() override { Reported.clear(); }
 

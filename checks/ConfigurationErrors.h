@@ -15,6 +15,7 @@
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -57,6 +58,12 @@ public:
   /// Whether the checks that concern the whole file (its .clang-tidy files,
   /// check names, keys of unknown checks) ran; set by the first check made.
   bool FileChecked = false;
+  /// The API model options the first check made read (`dma.X` -> value),
+  /// the key each came from, and that check: every other check must read
+  /// the same model.
+  std::optional<std::map<std::string, std::string>> Model;
+  std::map<std::string, std::string> ModelGiven;
+  std::string ModelCheck;
 
 private:
   static FileConfiguration &current();

@@ -9,13 +9,10 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void DeviceIdTypeMismatchCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
-  Finder->addMatcher(callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api)).bind("call"),
-                     this);
-  Finder->addMatcher(
-      cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api)).bind("call"),
-      this);
+void DeviceIdTypeMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  Matchers.add(callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api)).bind("call"));
+  Matchers.add(
+      cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api)).bind("call"));
 }
 
 /// The fix-it that makes a one-element braced DeviceId the logical id it

@@ -3,6 +3,8 @@
 #include "ConfigurationErrors.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/Basic/Version.h"
+#include "llvm/ADT/DenseMap.h"
 #include <map>
 #include <optional>
 #include <set>
@@ -46,7 +48,8 @@ DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context, ArrayRef<StringRef
   std::vector<std::string> Own(OwnOptions.begin(), OwnOptions.end());
   for (const auto &Entry : Context->getOptions().CheckOptions) {
     StringRef Option = Entry.getKey();
-    if (!Option.consume_front(Prefix) || llvm::is_contained(OwnOptions, Option))
+    if (!Option.consume_front(Prefix) || llvm::is_contained(OwnOptions, Option) ||
+        isApiOptionName(Option))
       continue;
     std::optional<std::string> Meant = closestName(Option, Own);
     reportConfigurationError(
@@ -57,15 +60,66 @@ DmaCheck::DmaCheck(StringRef Name, ClangTidyContext *Context, ArrayRef<StringRef
                                  : "; " + Name.str() + " has the options " +
                                        llvm::join(Own, ", ")));
   }
-  std::map<std::string, std::string> Options;
-  for (const auto &Entry : Context->getOptions().CheckOptions)
-    if (Entry.getKey().starts_with(ApiOptionPrefix))
-      Options[Entry.getKey().str()] = Entry.getValue().Value;
+  // clang-tidy's --verify-config learns the valid keys from what checks read
+  // (OptionsView records each key it looks up); the model is read here.
+  if (llvm::StringSet<> *Collector = Context->getOptionsCollector())
+    for (auto &[Key, Value] : apiModelOptions(ApiModel::builtin())) {
+      Collector->insert(Key);
+      Collector->insert(Prefix + Key.substr(ApiOptionPrefix.size()));
+    }
+  // The model's keys are read as clang-tidy reads an option that checks
+  // share (getLocalOrGlobal): `<check>.X` first, then `dma.X`. The local
+  // spelling is what clang-tidy 21 and later show in --dump-config (they
+  // print only keys named after an enabled check), so a dumped configuration
+  // reads back as it was.
+  std::map<std::string, std::string> Options; // dma.X -> value
+  std::map<std::string, std::string> Given;   // dma.X -> the key it came from
+  for (const auto &Entry : Context->getOptions().CheckOptions) {
+    StringRef Key = Entry.getKey();
+    if (Key.starts_with(ApiOptionPrefix)) {
+      if (Given.try_emplace(Key.str(), Key.str()).second)
+        Options[Key.str()] = Entry.getValue().Value;
+    } else if (StringRef Option = Key; Option.consume_front(Prefix) && isApiOptionName(Option)) {
+      std::string Shared = (ApiOptionPrefix + Option).str();
+      Options[Shared] = Entry.getValue().Value;
+      Given[Shared] = Key.str();
+    }
+  }
   const LoadedApi &Loaded = loadApi(Options);
   Api = Loaded.Index;
   ApiValid = Loaded.Errors.empty();
-  for (const ApiOptionError &Error : Loaded.Errors)
-    reportConfigurationError(Error.Key, Error.Message);
+  for (const ApiOptionError &Error : Loaded.Errors) {
+    auto It = Given.find(Error.Key);
+    reportConfigurationError(It == Given.end() ? Error.Key : It->second, Error.Message);
+  }
+  // One model for every check of a file: the analysis they share is of one
+  // API. A local key that makes one check's model differ is an error.
+  if (!ApiValid)
+    return;
+  std::map<std::string, std::string> Effective = apiModelOptions(Api->model());
+  FileConfiguration &File = Config;
+  if (!File.Model) {
+    File.Model = Effective;
+    File.ModelGiven = Given;
+    File.ModelCheck = Name.str();
+    return;
+  }
+  for (const auto &[Key, Mine] : Effective) {
+    const std::string &Theirs = (*File.Model)[Key];
+    if (Mine == Theirs)
+      continue;
+    auto Spelled = [&, &Key = Key](const std::map<std::string, std::string> &From) {
+      auto It = From.find(Key);
+      return It == From.end() ? std::string("the built-in model") : It->second;
+    };
+    std::string MineKey = Spelled(Given), TheirsKey = Spelled(File.ModelGiven);
+    reportConfigurationError(Given.count(Key) ? MineKey : TheirsKey,
+                             "the dma-* checks share one API model, but " + Name.str() +
+                                 " reads '" + Mine + "' (" + MineKey + ") and " +
+                                 File.ModelCheck + " reads '" + Theirs + "' (" + TheirsKey +
+                                 ")");
+    break;
+  }
 }
 
 void DmaCheck::checkFileConfiguration() {
@@ -101,21 +155,45 @@ void DmaCheck::configurationError(const std::string &Message) {
 
 void DmaCheck::reportConfigurationError(const std::string &Key, const std::string &Problem) {
   ApiValid = false;
-  std::string What = StringRef(Key).starts_with(ApiOptionPrefix) ? "API model option" : "option";
+  auto [Check, Option] = StringRef(Key).split('.');
+  std::string What = StringRef(Key).starts_with(ApiOptionPrefix) ||
+                             (Check.starts_with("dma-") && isApiOptionName(Option))
+                         ? "API model option"
+                         : "option";
   configurationError("invalid " + What + " '" + Key + "' " +
                      optionOrigin(Key, getCurrentMainFile(), Tidy.getOptions()) + ": " +
                      Problem);
 }
 
-void DmaCheck::registerApiValidation(ast_matchers::MatchFinder *Finder) {
+namespace {
+struct Registered {
+  std::vector<ast_matchers::internal::DynTypedMatcher> Matchers;
+  unsigned Checks = 0;
+};
+/// Per thread: the standalone runs translation units in threads, each
+/// registering with its own finder and walking on the same thread.
+thread_local llvm::DenseMap<const ast_matchers::MatchFinder *, Registered> RegisteredWith;
+} // namespace
+
+std::vector<ast_matchers::internal::DynTypedMatcher>
+takeRegisteredMatchers(const ast_matchers::MatchFinder &Finder, unsigned &Checks) {
+  Registered R = RegisteredWith.lookup(&Finder);
+  RegisteredWith.erase(&Finder);
+  Checks = R.Checks;
+  return std::move(R.Matchers);
+}
+
+void DmaCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
   using namespace ast_matchers;
   FileConfiguration::of(Tidy).matchersRegistered();
+  Registered &Record = RegisteredWith[Finder];
+  ++Record.Checks;
+  DmaMatchers Matchers(*Finder, *this, Record.Matchers);
   std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
                                Api->model().DescriptorTypes.end());
-  Finder->addMatcher(
-      cxxRecordDecl(isDefinition(), apiInTranslationUnit(Api), hasAnyName(Types))
-          .bind("dma-api-type"),
-      this);
+  Matchers.add(cxxRecordDecl(isDefinition(), apiInTranslationUnit(Api), hasAnyName(Types))
+                   .bind("dma-api-type"));
+  registerDmaMatchers(Matchers);
 }
 
 /// The definitions of descriptor types at namespace scope in \p DC, and the
@@ -272,8 +350,25 @@ SourceLocation userLocation(SourceLocation Loc, const SourceManager &SM) {
 }
 
 void DmaCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  for (auto &[Key, Value] : apiModelOptions(Api->model()))
+  for (auto &[Key, Value] : apiModelOptions(Api->model())) {
     Opts[Key] = ClangTidyOptions::ClangTidyValue(Value);
+#if CLANG_VERSION_MAJOR >= 21
+    // clang-tidy 21 and later print only the keys of enabled checks: the
+    // model under this check's name too, where it reads it first.
+    Opts[(getID() + "." + StringRef(Key).drop_front(ApiOptionPrefix.size())).str()] =
+        ClangTidyOptions::ClangTidyValue(Value);
+#endif
+  }
+}
+
+bool isApiOptionName(StringRef Option) {
+  static const std::set<std::string> Names = [] {
+    std::set<std::string> All;
+    for (auto &[Key, Value] : apiModelOptions(ApiModel::builtin()))
+      All.insert(Key.substr(ApiOptionPrefix.size()));
+    return All;
+  }();
+  return Names.count(Option.str()) != 0;
 }
 
 } // namespace dmalint::checks

@@ -56,6 +56,32 @@ AST_MATCHER_P(clang::CXXConstructExpr, constructsDeviceIdUser, std::shared_ptr<c
   return Api->deviceIdUseOf(Node.getConstructor()) != nullptr;
 }
 
+/// The matchers of one dma-* check, as it registers them. Each goes to the
+/// MatchFinder and is also kept, so that a walk that hands nodes to the
+/// finder itself (the standalone dmalint's, tool/Run.cpp) learns from the
+/// checks which kinds of node their matchers can match
+/// (takeRegisteredMatchers), instead of keeping a list of its own.
+class DmaMatchers {
+public:
+  DmaMatchers(clang::ast_matchers::MatchFinder &Finder,
+              clang::ast_matchers::MatchFinder::MatchCallback &Callback,
+              std::vector<clang::ast_matchers::internal::DynTypedMatcher> &Kept)
+      : Finder(Finder), Callback(Callback), Kept(Kept) {}
+  void add(const clang::ast_matchers::DeclarationMatcher &M) {
+    Finder.addMatcher(M, &Callback);
+    Kept.push_back(M);
+  }
+  void add(const clang::ast_matchers::StatementMatcher &M) {
+    Finder.addMatcher(M, &Callback);
+    Kept.push_back(M);
+  }
+
+private:
+  clang::ast_matchers::MatchFinder &Finder;
+  clang::ast_matchers::MatchFinder::MatchCallback &Callback;
+  std::vector<clang::ast_matchers::internal::DynTypedMatcher> &Kept;
+};
+
 /// Every dma-* check reads the API model through this one loader: the
 /// built-in model of <tpu/dma.h>, changed by the `dma.*` CheckOptions of
 /// .clang-tidy (the same file for stock clang-tidy and for dmalint). A bad
@@ -72,14 +98,18 @@ public:
   }
   /// Includes the effective API model, so --dump-config shows it.
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
+  /// Registers the model's validation, then the check's own matchers
+  /// (registerDmaMatchers), keeping each (takeRegisteredMatchers).
+  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) final;
 
 protected:
-  /// Every check calls these two: in a translation unit that defines the
-  /// descriptor type, the configured methods and constructor positions must
-  /// exist (a name that resolves to nothing is a configuration error, not a
-  /// silent run that finds nothing). The model is checked against the
-  /// translation unit before anything in it is judged.
-  void registerApiValidation(clang::ast_matchers::MatchFinder *Finder);
+  /// The check's matchers. The model's validation is already registered: in
+  /// a translation unit that defines the descriptor type, the configured
+  /// methods and constructor positions must exist (a name that resolves to
+  /// nothing is a configuration error, not a silent run that finds nothing),
+  /// and the model is checked against it before anything in it is judged.
+  virtual void registerDmaMatchers(DmaMatchers &Matchers) = 0;
+  /// Every check's check() calls this first.
   /// True when \p Result must not be judged: the validation's own match, a
   /// translation unit that does not compile, or a configuration error for
   /// this file (found by any dma-* check).
@@ -110,6 +140,18 @@ private:
   clang::tidy::ClangTidyContext &Tidy;
   bool Validated = false;
 };
+
+/// The matchers that dma-* checks registered with \p Finder on this thread,
+/// taken out of the record, with the number of checks that registered them
+/// (\p Checks): a walk that hands nodes to \p Finder itself hands each node
+/// one of them may match (tool/MatchedNodes.h), once it knows that every
+/// check it made is among them.
+std::vector<clang::ast_matchers::internal::DynTypedMatcher>
+takeRegisteredMatchers(const clang::ast_matchers::MatchFinder &Finder, unsigned &Checks);
+
+/// True when \p Option (the X of `dma.X` or `<check>.X`) is a key of the API
+/// model.
+bool isApiOptionName(llvm::StringRef Option);
 
 /// Where to report something at \p Loc: \p Loc itself, or, inside a macro
 /// of a system header (INT_MIN), the place in the user's code where that

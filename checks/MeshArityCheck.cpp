@@ -8,17 +8,14 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void MeshArityCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
+void MeshArityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // forCallable last: it walks the parents, which only device id users need.
   auto InFunction = forCallable(functionDecl().bind("function"));
-  Finder->addMatcher(
-      callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api), InFunction).bind("call"),
-      this);
-  Finder->addMatcher(
+  Matchers.add(
+      callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api), InFunction).bind("call"));
+  Matchers.add(
       cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api), InFunction)
-          .bind("call"),
-      this);
+          .bind("call"));
 }
 
 void MeshArityCheck::onStartOfTranslationUnit() {
@@ -61,8 +58,13 @@ void MeshArityCheck::onEndOfTranslationUnit() {
   std::set<unsigned> Reported;
   for (const FunctionDecl *Function : Functions) {
     std::vector<MeshId> &Found = Ids[Function];
-    llvm::stable_sort(Found, [&](const MeshId &A, const MeshId &B) {
-      return SM->isBeforeInTranslationUnit(A.At, B.At);
+    // Ids at one spelling (instantiations of one template) are alike but for
+    // their count; ordering by it too makes the order total without
+    // stable_sort, whose libstdc++ 12 buffer clang flags as deprecated.
+    llvm::sort(Found, [&](const MeshId &A, const MeshId &B) {
+      if (A.At != B.At)
+        return SM->isBeforeInTranslationUnit(A.At, B.At);
+      return A.Coordinates < B.Coordinates;
     });
     std::map<unsigned, unsigned> Uses; // Coordinates -> how many ids have them.
     for (const MeshId &Id : Found)

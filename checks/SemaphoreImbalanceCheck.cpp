@@ -116,15 +116,13 @@ std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
 
 } // namespace
 
-void SemaphoreImbalanceCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
+void SemaphoreImbalanceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Only functions that wait a semaphore pay anything; forCallable last: it
   // walks the parents.
-  Finder->addMatcher(callExpr(apiInTranslationUnit(Api), callsSemaphoreWait(Api),
-                              unless(isExpansionInSystemHeader()),
-                              forCallable(functionDecl(isDefinition()).bind("function")))
-                         .bind("wait"),
-                     this);
+  Matchers.add(callExpr(apiInTranslationUnit(Api), callsSemaphoreWait(Api),
+                        unless(isExpansionInSystemHeader()),
+                        forCallable(functionDecl(isDefinition()).bind("function")))
+                   .bind("wait"));
 }
 
 void SemaphoreImbalanceCheck::onStartOfTranslationUnit() {

@@ -18,7 +18,7 @@ namespace dmalint::checks {
 class SemaphoreImbalanceCheck : public DmaCheck {
 public:
   using DmaCheck::DmaCheck;
-  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  void registerDmaMatchers(DmaMatchers &Matchers) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
   void onStartOfTranslationUnit() override;
   void onEndOfTranslationUnit() override;

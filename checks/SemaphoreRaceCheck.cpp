@@ -9,9 +9,8 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void SemaphoreRaceCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+void SemaphoreRaceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  Matchers.add(functionsUsingApi().bind("function"));
 }
 
 void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {

@@ -9,9 +9,8 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void SendNeverWaitedCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+void SendNeverWaitedCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  Matchers.add(functionsUsingApi().bind("function"));
 }
 
 void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {

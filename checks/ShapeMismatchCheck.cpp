@@ -14,13 +14,11 @@ AST_MATCHER_P(CallExpr, callsSyncCopy, std::shared_ptr<const ApiIndex>, Api) {
 }
 } // namespace
 
-void ShapeMismatchCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
+void ShapeMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // A sync copy starts and waits itself; a descriptor only counts once the
   // analysis of its function says it is started or waited.
-  Finder->addMatcher(callExpr(apiInTranslationUnit(Api), callsSyncCopy(Api)).bind("sync"),
-                     this);
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+  Matchers.add(callExpr(apiInTranslationUnit(Api), callsSyncCopy(Api)).bind("sync"));
+  Matchers.add(functionsUsingApi().bind("function"));
 }
 
 void ShapeMismatchCheck::check(const MatchFinder::MatchResult &Result) {

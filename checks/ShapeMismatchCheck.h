@@ -14,7 +14,7 @@ namespace dmalint::checks {
 class ShapeMismatchCheck : public DataflowCheck {
 public:
   using DataflowCheck::DataflowCheck;
-  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  void registerDmaMatchers(DmaMatchers &Matchers) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:

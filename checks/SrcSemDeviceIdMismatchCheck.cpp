@@ -9,13 +9,11 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void SrcSemDeviceIdMismatchCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
-  Finder->addMatcher(
+void SrcSemDeviceIdMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  Matchers.add(
       cxxConstructExpr(apiInTranslationUnit(Api), constructsDescriptor(Api))
-          .bind("construct"),
-      this);
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+          .bind("construct"));
+  Matchers.add(functionsUsingApi().bind("function"));
 }
 
 static StringRef parameterName(const CXXConstructorDecl *Ctor, unsigned Index,

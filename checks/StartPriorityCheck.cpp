@@ -8,13 +8,11 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void StartPriorityCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
-  Finder->addMatcher(
-      cxxMemberCallExpr(apiInTranslationUnit(Api), callsDescriptorMethod(Api)).bind("call"),
-      this);
+void StartPriorityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  Matchers.add(
+      cxxMemberCallExpr(apiInTranslationUnit(Api), callsDescriptorMethod(Api)).bind("call"));
   // Whether the copy is remote needs the descriptor analysis of the function.
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+  Matchers.add(functionsUsingApi().bind("function"));
 }
 
 std::optional<int64_t> StartPriorityCheck::priorityOf(const CXXMemberCallExpr &Call,

@@ -9,9 +9,8 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void UnusedDescriptorCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+void UnusedDescriptorCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  Matchers.add(functionsUsingApi().bind("function"));
 }
 
 /// The name a construction is known by: the variable it initialises, or the

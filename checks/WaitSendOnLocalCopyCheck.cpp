@@ -9,11 +9,10 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-void WaitSendOnLocalCopyCheck::registerMatchers(MatchFinder *Finder) {
-  registerApiValidation(Finder);
+void WaitSendOnLocalCopyCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Direct wait_sends, and calls that hand a local copy to a helper that
   // waits its send side: any function that touches the API.
-  Finder->addMatcher(functionsUsingApi().bind("function"), this);
+  Matchers.add(functionsUsingApi().bind("function"));
 }
 
 /// Where a call is best pointed at: the called name.

@@ -6,7 +6,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
-#include "llvm/ADT/ScopeExit.h"
+#include "ScopeExit.h"
 
 namespace dmalint {
 
@@ -58,7 +58,7 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
                                                 const AnalysisLimits &L) {
   // The outermost call sets what the nested ones (callees, classes) use.
   bool Outermost = InProgress.empty();
-  auto Restore = llvm::make_scope_exit(
+  auto Restore = onScopeExit(
       [this, OldCtx = Ctx, OldApi = Api, OldLimits = Limits] {
         Ctx = OldCtx;
         Api = OldApi;

@@ -1,6 +1,6 @@
 //===- Worklist.cpp - The component-ordered fixed point and its work bound ===//
 #include "Analyzer.h"
-#include "llvm/ADT/ScopeExit.h"
+#include "ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cstdlib>
@@ -207,7 +207,7 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     Slot = std::make_unique<State>(std::move(S));
   };
   // However this run ends, its states are gone after it.
-  auto Release = llvm::make_scope_exit(
+  auto Release = onScopeExit(
       [&, Before = StoredStates] { StoredStates = Before; });
   Store(In[G.getEntry().getBlockID()], std::move(Entry));
   std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>> Queue;

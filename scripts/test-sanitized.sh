@@ -14,10 +14,15 @@ build_dir="${SANITIZE_BUILD_DIR:-build-sanitize}"
 source scripts/install-missing.sh
 install_missing test-sanitized "clang-$major" "libclang-rt-$major-dev"
 # -O1 and line tables only: what the sanitizers' reports need (stack traces
-# with lines), at a fraction of the compile time of -O2 -g.
+# with lines), at a fraction of the compile time of -O2 -g. A unity build
+# (a few sources per compiler run): nobody edits in this directory, and it
+# parses and instantiates the shared templates once per batch instead of
+# once per file (dmalint and the plugin: 38% less compiler time,
+# docs/robustness.md "CI time").
 cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR="$major" \
       -DCMAKE_CXX_COMPILER="clang++-$major" -DDMALINT_SANITIZE=ON -DDMALINT_FUZZ=ON \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+      -DCMAKE_UNITY_BUILD=ON
 cmake --build "$build_dir"
 # Not under the sanitizers: the language server's per-fixture agreement with
 # the standalone (lsp/...: the same analysis as fixtures/..., which do run

@@ -1,5 +1,6 @@
 //===- Fingerprint.cpp - Identities of findings that survive edits --------===//
 #include "Fingerprint.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SHA256.h"
@@ -43,8 +44,10 @@ void numberByFile(llvm::ArrayRef<Finding> Findings, std::vector<std::string> &Ha
   };
   // By position in the file, whatever the order the translation units ran in.
   for (auto &[Key, Indices] : Same) {
-    std::stable_sort(Indices.begin(), Indices.end(),
-                     [&](size_t A, size_t B) { return Offset(A) < Offset(B); });
+    // Ties keep the findings' order (the indices ascend): a stable sort.
+    llvm::sort(Indices, [&](size_t A, size_t B) {
+      return Offset(A) != Offset(B) ? Offset(A) < Offset(B) : A < B;
+    });
     for (size_t N = 0; N < Indices.size(); ++N)
       Hashes[Indices[N]] += ":" + std::to_string(N + 1);
   }

@@ -3,7 +3,8 @@
 #include "Configuration.h"
 #include "Identity.h"
 #include "../checks/ConfigurationErrors.h"
-#include "../checks/MatchedNodes.h"
+#include "../checks/DmaCheck.h"
+#include "MatchedNodes.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -29,7 +30,6 @@
 
 using namespace clang;
 using namespace clang::tidy;
-using dmalint::checks::MatchCandidate;
 
 namespace dmalint::tool {
 
@@ -64,7 +64,7 @@ static bool definesDescriptorType(const DeclContext &DC, const ApiIndex &Api) {
 }
 
 /// Hands the matchers each node that a dma-* matcher can match
-/// (checks::matchCandidate says which), in the order clang's matcher walk
+/// (MatchedNodes says which), in the order clang's matcher walk
 /// reaches them (a function before its body), visiting what that walk
 /// visits (template instantiations and implicit code included) but not
 /// paying its cost at every node: MatchFinder::matchAST tries the registered
@@ -79,7 +79,8 @@ class MatchableNodeVisitor : public RecursiveASTVisitor<MatchableNodeVisitor> {
 
 public:
   /// Without \p Api (the options are in error), every node of these kinds.
-  MatchableNodeVisitor(ASTContext &Ctx, const ApiIndex *Api) : Ctx(Ctx), Api(Api) {}
+  MatchableNodeVisitor(ASTContext &Ctx, const ApiIndex *Api, MatchedNodes &Matched)
+      : Ctx(Ctx), Api(Api), Matched(Matched) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return true; }
 
@@ -116,7 +117,7 @@ public:
 
   bool VisitStmt(Stmt *S) {
     noteUse(*S);
-    if (checks::matchCandidate(*S, Api) != MatchCandidate::No)
+    if (Matched.candidate(*S) != MatchCandidate::No)
       Candidates.push_back(S);
     return true;
   }
@@ -125,7 +126,7 @@ public:
     return true;
   }
   bool VisitDecl(Decl *D) {
-    if (checks::matchCandidate(*D, Ctx, Api) != MatchCandidate::No)
+    if (Matched.candidate(*D, Ctx) != MatchCandidate::No)
       Candidates.push_back(D); // A function only if it uses the API (above).
     return true;
   }
@@ -141,6 +142,7 @@ private:
 
   ASTContext &Ctx;
   const ApiIndex *Api;
+  MatchedNodes &Matched;
   std::vector<Candidate> Candidates;
   std::vector<bool> EnclosingUsesApi; ///< Innermost function last.
   llvm::DenseSet<const FunctionDecl *> UsingApi;
@@ -224,11 +226,14 @@ private:
 /// with every other check.
 class DmaChecksConsumer : public ASTConsumer {
 public:
+  /// \p Matched: the nodes the checks' matchers may match; none when a
+  /// check did not say (then clang's own walk tries every node).
   DmaChecksConsumer(std::vector<std::unique_ptr<ClangTidyCheck>> Checks,
                     std::unique_ptr<ast_matchers::MatchFinder> Finder,
-                    std::shared_ptr<const ApiIndex> Api, IdentityRecorder &Recorder)
+                    std::shared_ptr<const ApiIndex> Api, std::optional<MatchedNodes> Matched,
+                    IdentityRecorder &Recorder)
       : Checks(std::move(Checks)), Finder(std::move(Finder)), Api(std::move(Api)),
-        Recorder(Recorder) {}
+        Matched(std::move(Matched)), Recorder(Recorder) {}
   ~DmaChecksConsumer() override { Recorder.setAST(nullptr, nullptr); }
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
@@ -250,7 +255,10 @@ public:
     // What MatchFinder::matchAST does around its walk.
     for (const std::unique_ptr<ClangTidyCheck> &Check : Checks)
       Check->onStartOfTranslationUnit();
-    MatchableNodeVisitor(Ctx, Api.get()).matchAll(*Finder);
+    if (Matched)
+      MatchableNodeVisitor(Ctx, Api.get(), *Matched).matchAll(*Finder);
+    else
+      Finder->matchAST(Ctx);
     for (const std::unique_ptr<ClangTidyCheck> &Check : Checks)
       Check->onEndOfTranslationUnit();
   }
@@ -260,6 +268,7 @@ private:
   std::vector<std::unique_ptr<ClangTidyCheck>> Checks;
   std::unique_ptr<ast_matchers::MatchFinder> Finder;
   std::shared_ptr<const ApiIndex> Api;
+  std::optional<MatchedNodes> Matched;
   IdentityRecorder &Recorder;
 };
 
@@ -315,8 +324,14 @@ private:
     }
     std::shared_ptr<const ApiIndex> Api = apiModelFor(Context);
     Recorder.setAST(&Compiler.getASTContext(), Api);
+    unsigned Registering = 0;
+    std::vector<ast_matchers::internal::DynTypedMatcher> Matchers =
+        checks::takeRegisteredMatchers(*Finder, Registering);
+    std::optional<MatchedNodes> Matched;
+    if (Registering == Checks.size())
+      Matched.emplace(std::move(Matchers), Api.get());
     return std::make_unique<DmaChecksConsumer>(std::move(Checks), std::move(Finder), Api,
-                                               Recorder);
+                                               std::move(Matched), Recorder);
   }
 
   class Action : public ASTFrontendAction {

@@ -296,48 +296,106 @@ class DumpConfig(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r.stdout
 
-    def clang_tidy_dumps_only_enabled_checks_options(self):
-        """From LLVM 20 on, clang-tidy --dump-config keeps only the options
-        named <enabled check>.<option> (its filterCheckOptions): the model's
-        dma.* keys belong to no check and are left out (docs/config.md)."""
+    @staticmethod
+    def check_model_keys(text, check):
+        """The <check>.<Key> lines of the model's keys, renamed dma.<Key>."""
+        with open(ACME_CONFIG) as f:
+            names = DumpConfig.model_keys(f.read())
+        keys = {}
+        for m in re.finditer(r"^\s+%s\.([A-Za-z]+):\s*(.*?)\s*$" % re.escape(check), text, re.M):
+            if "dma." + m.group(1) in names:
+                keys["dma." + m.group(1)] = m.group(2).strip("'")
+        return keys
+
+    @staticmethod
+    def clang_tidy_major():
         r = subprocess.run([CLANG_TIDY, "--version"], capture_output=True, text=True)
-        major = int(re.search(r"LLVM version (\d+)", r.stdout).group(1))
-        if major < 20:
-            return False
+        return int(re.search(r"LLVM version (\d+)", r.stdout).group(1))
+
+    def clang_tidy_model(self, check="dma-start-priority"):
+        """The model clang-tidy with the plugin dumps. Before 21 it prints
+        the shared dma.* keys; from 21 on the plugin also stores the model
+        under each enabled check's name, and 22 prints only those
+        (filterCheckOptions keeps <enabled check>.<option>)."""
         got = self.dump([CLANG_TIDY, "-load=" + PLUGIN])
-        self.assertEqual(self.model_keys(got), {})
-        self.assertIn("dma-start-priority.WorkLimit: '100000'", got)
-        return True
+        if self.clang_tidy_major() < 21:
+            self.assertEqual(self.check_model_keys(got, check), {})
+            return self.model_keys(got)
+        local = self.check_model_keys(got, check)
+        # Every enabled check shows the same model under its name.
+        self.assertEqual(self.check_model_keys(got, "dma-wait-send-on-local-copy"), local)
+        shared = self.model_keys(got)
+        if shared:  # 21 prints the shared keys too: the same model.
+            self.assertEqual(shared, local)
+        return local
 
     def test_clang_tidy_dump_config_shows_the_acme_model(self):
         shutil.copy(ACME_CONFIG, os.path.join(self.dir, ".clang-tidy"))
-        if self.clang_tidy_dumps_only_enabled_checks_options():
-            return  # test_dmalint_dump_config shows the model instead.
         with open(ACME_CONFIG) as f:
             want = self.model_keys(f.read())
         self.assertEqual(len(want), 32)
-        got = self.model_keys(self.dump([CLANG_TIDY, "-load=" + PLUGIN]))
-        self.assertEqual(got, want)
+        self.assertEqual(self.clang_tidy_model(), want)
 
     def test_clang_tidy_dump_config_fills_in_the_builtin_model(self):
         # Only one key given: the rest is the <tpu/dma.h> model.
         with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
             f.write("Checks: '-*,dma-*'\nCheckOptions:\n  dma.StartMethod: kick\n")
-        if self.clang_tidy_dumps_only_enabled_checks_options():
-            got = self.model_keys(self.dump([DMALINT]))  # The same model, from dmalint.
+        for got in (self.clang_tidy_model(), self.model_keys(self.dump([DMALINT]))):
             self.assertEqual(got["dma.StartMethod"], "kick")
             self.assertEqual(got["dma.WaitSendMethod"], "wait_send")
+            self.assertEqual(got["dma.DescriptorTypes"], "tpu::AsyncCopyDescriptor")
+            self.assertEqual(got["dma.ConstructorSrcSemParam"], "3")
+            self.assertEqual(got["dma.DeviceIdFunctions"],
+                             "tpu::make_async_remote_copy:4:5;tpu::async_remote_copy:4:5;"
+                             "tpu::semaphore_signal:2:3")
             self.assertEqual(len(got), 32)
-            return
-        got = self.model_keys(self.dump([CLANG_TIDY, "-load=" + PLUGIN]))
-        self.assertEqual(got["dma.StartMethod"], "kick")
-        self.assertEqual(got["dma.WaitSendMethod"], "wait_send")
-        self.assertEqual(got["dma.DescriptorTypes"], "tpu::AsyncCopyDescriptor")
-        self.assertEqual(got["dma.ConstructorSrcSemParam"], "3")
-        self.assertEqual(got["dma.DeviceIdFunctions"],
-                         "tpu::make_async_remote_copy:4:5;tpu::async_remote_copy:4:5;"
-                         "tpu::semaphore_signal:2:3")
-        self.assertEqual(len(got), 32)
+
+    def test_a_dumped_configuration_reads_back_as_the_same_model(self):
+        # What clang-tidy dumps (on 22: the model under each check's name
+        # only) is a .clang-tidy that gives the same model, in both front ends.
+        shutil.copy(ACME_CONFIG, os.path.join(self.dir, ".clang-tidy"))
+        with open(ACME_CONFIG) as f:
+            want = self.model_keys(f.read())
+        dumped = self.dump([CLANG_TIDY, "-load=" + PLUGIN])
+        with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
+            f.write(dumped)
+        self.assertEqual(self.model_keys(self.dump([DMALINT])), want)
+        self.assertEqual(self.clang_tidy_model(), want)
+        shutil.copy(os.path.join(API2_DIR, "acme_dma.h"), self.dir)
+        for r in self.run_both(None, ACME_KERNEL, "-I."):
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertNotIn("error", r.stdout + r.stderr)
+
+    def run_both(self, config, kernel, include):
+        """Writes \p config (unless None) as .clang-tidy and \p kernel as k.cc,
+        and runs dmalint and clang-tidy with the plugin on it."""
+        if config is not None:
+            with open(os.path.join(self.dir, ".clang-tidy"), "w") as f:
+                f.write(config)
+        with open(os.path.join(self.dir, "k.cc"), "w") as f:
+            f.write(kernel)
+        return [subprocess.run(tool + ["k.cc", "--", "-std=c++17", include], cwd=self.dir,
+                               capture_output=True, text=True, timeout=120)
+                for tool in ([DMALINT], [CLANG_TIDY, "-load=" + PLUGIN])]
+
+    def test_a_check_reads_the_model_under_its_own_name(self):
+        # Only dma-unused-descriptor runs, and its model comes from its own keys.
+        config = ("Checks: '-*,dma-unused-descriptor'\nCheckOptions:\n"
+                  "  dma.StartMethod: kick\n  dma-unused-descriptor.StartMethod: start\n")
+        for r in self.run_both(config, TPU_KERNEL, "-I" + INCLUDE):
+            # 'kick' would be an error: the descriptor type has no such method.
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertNotIn("kick", r.stdout + r.stderr)
+
+    def test_checks_that_would_read_different_models_are_a_configuration_error(self):
+        config = ("Checks: '-*,dma-unused-descriptor,dma-start-priority'\nCheckOptions:\n"
+                  "  dma-start-priority.IsRemoteMethod: '-'\n")
+        for r in self.run_both(config, TPU_KERNEL, "-I" + INCLUDE):
+            out = r.stdout + r.stderr
+            self.assertNotEqual(r.returncode, 0, out)
+            self.assertIn("invalid API model option 'dma-start-priority.IsRemoteMethod'", out)
+            self.assertIn("the dma-* checks share one API model", out)
+            self.assertEqual(out.count("share one API model"), 1, out)
 
     def test_dmalint_dump_config(self):
         shutil.copy(ACME_CONFIG, os.path.join(self.dir, ".clang-tidy"))

@@ -380,6 +380,21 @@ class ConfigurationErrors(Base):
         # clang-tidy's own --verify-config knows the plugin's checks.
         t = self.clang_tidy("--checks=-*,dma-*,dma-nope", "--verify-config")
         self.assertIn("unknown check 'dma-nope'", t.stdout + t.stderr)
+        # And the API model's keys, shared or under a check's name; a typo in
+        # one is named, in both front ends.
+        self.write(".clang-tidy", "Checks: '-*,dma-*'\nCheckOptions:\n"
+                   "  dma.StartMethod: start\n  dma-start-priority.WaitMethod: wait\n")
+        for t in (self.dmalint("--verify-config"), self.clang_tidy("--verify-config")):
+            self.assertEqual(t.returncode, 0, t.stdout + t.stderr)
+            self.assertIn("No config errors detected.", t.stdout)
+        self.write(".clang-tidy", "Checks: '-*,dma-*'\nCheckOptions:\n  dma.StartMethd: start\n")
+        t = self.clang_tidy("--verify-config")
+        self.assertNotEqual(t.returncode, 0)
+        self.assertIn("unknown check option 'dma.StartMethd'; did you mean 'dma.StartMethod'",
+                      t.stdout + t.stderr)
+        r = self.dmalint("--verify-config")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("dma.StartMethd", r.stderr)
 
     def test_dump_config_with_a_bad_model_is_an_error_not_a_crash(self):
         self.write(".clang-tidy", "CheckOptions:\n  dma.StartMethod: 'a b'\n")

@@ -1,0 +1,56 @@
+//===- MatchedNodes.cpp - The nodes worth handing to the dma-* matchers ---===//
+#include "MatchedNodes.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+bool MatchedNodes::mayMatch(ASTNodeKind Kind) {
+  auto [It, Inserted] = Kinds.try_emplace(Kind, false);
+  if (Inserted)
+    It->second = llvm::any_of(Matchers, [&](const ast_matchers::internal::DynTypedMatcher &M) {
+      return M.canMatchNodesOfKind(Kind);
+    });
+  return It->second;
+}
+
+MatchCandidate MatchedNodes::candidate(const Decl &D, const ASTContext &Ctx) {
+  if (!mayMatch(ASTNodeKind::getFromNode(D)))
+    return MatchCandidate::No;
+  if (const auto *Function = dyn_cast<FunctionDecl>(&D)) {
+    // Every dma-* matcher of functions takes definitions that use the API;
+    // system headers hold no kernels.
+    if (!Function->isThisDeclarationADefinition())
+      return MatchCandidate::No;
+    if (!Api)
+      return MatchCandidate::Yes;
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (SM.isInSystemHeader(SM.getExpansionLoc(Function->getLocation())))
+      return MatchCandidate::No;
+    return MatchCandidate::IfFunctionUsesApi;
+  }
+  if (const auto *Record = dyn_cast<CXXRecordDecl>(&D))
+    return mayName(Record) ? MatchCandidate::Yes : MatchCandidate::No;
+  return MatchCandidate::Yes;
+}
+
+MatchCandidate MatchedNodes::candidate(const Stmt &S) {
+  if (!mayMatch(ASTNodeKind::getFromNode(S)))
+    return MatchCandidate::No;
+  if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+    return mayName(Call->getDirectCallee()) || (Method && mayName(Method->getParent()))
+               ? MatchCandidate::Yes
+               : MatchCandidate::No;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S))
+    return mayName(Construct->getConstructor()->getParent()) ? MatchCandidate::Yes
+                                                             : MatchCandidate::No;
+  return MatchCandidate::Yes;
+}
+
+} // namespace dmalint

@@ -1,0 +1,54 @@
+//===- MatchedNodes.h - The nodes worth handing to the dma-* matchers -*- C++ -*-===//
+//
+// The standalone dmalint walks the AST itself and hands nodes to the
+// MatchFinder one by one (tool/Run.cpp), skipping clang's per-node matcher
+// machinery. Which nodes to hand over comes from the checks: each dma-*
+// check keeps the matchers it registered (DmaCheck::matchers()), and a node
+// is handed over when one of them may match its kind. On top of that, the
+// API model rules out nodes no dma-* matcher can match, because every one is
+// built from the model's names (DmaCheck.h): a call of nothing the model
+// names, a construction of a class it does not name, a class it does not
+// name, a function definition that does not use the API.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_TOOL_MATCHEDNODES_H
+#define DMALINT_TOOL_MATCHEDNODES_H
+
+#include "dmalint/ApiModel.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchersInternal.h"
+#include "llvm/ADT/DenseMap.h"
+#include <vector>
+
+namespace dmalint {
+
+enum class MatchCandidate {
+  No,                ///< No registered matcher can match it.
+  Yes,               ///< Hand it to the matchers.
+  IfFunctionUsesApi, ///< A function definition: only if it uses the API.
+};
+
+class MatchedNodes {
+public:
+  /// \p Matchers: every matcher registered with the finder. Without \p Api
+  /// (the options are in error), every node a matcher may match.
+  MatchedNodes(std::vector<clang::ast_matchers::internal::DynTypedMatcher> Matchers,
+               const ApiIndex *Api)
+      : Matchers(std::move(Matchers)), Api(Api) {}
+
+  MatchCandidate candidate(const clang::Decl &D, const clang::ASTContext &Ctx);
+  MatchCandidate candidate(const clang::Stmt &S);
+
+private:
+  /// Whether a matcher may match nodes of kind \p Kind (memoised per kind).
+  bool mayMatch(clang::ASTNodeKind Kind);
+  bool mayName(const clang::NamedDecl *D) const { return !Api || Api->mayName(D); }
+
+  std::vector<clang::ast_matchers::internal::DynTypedMatcher> Matchers;
+  const ApiIndex *Api;
+  llvm::DenseMap<clang::ASTNodeKind, bool, clang::ASTNodeKind::DenseMapInfo> Kinds;
+};
+
+} // namespace dmalint
+
+#endif

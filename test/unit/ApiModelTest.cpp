@@ -2,6 +2,8 @@
 #include "TestAst.h"
 #include "dmalint/ApiModel.h"
 
+using dmalint::test::builtinApi;
+
 using namespace clang;
 using namespace clang::ast_matchers;
 using dmalint::ApiIndex;
@@ -10,16 +12,11 @@ using dmalint::ApiRole;
 
 namespace {
 
-const ApiIndex &api() {
-  static ApiIndex Index(ApiModel::builtin());
-  return Index;
-}
-
 ApiRole roleOfCall(const std::string &Body) {
   auto AST = dmalint::test::parseKernel(Body);
   const auto *Call = dmalint::test::findOne<CallExpr>(
       *AST, callExpr(hasAncestor(functionDecl(hasName("k")))));
-  return Call ? api().roleOf(Call->getDirectCallee()) : ApiRole::None;
+  return Call ? builtinApi().roleOf(Call->getDirectCallee()) : ApiRole::None;
 }
 
 const char *Params = "Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, "
@@ -65,10 +62,10 @@ TEST(ApiModel, DescriptorTypeIsRecognisedThroughReferencesAndQualifiers) {
       "void k(const AsyncCopyDescriptor &d, AsyncCopyDescriptor *p, DeviceId id) {}");
   const auto *Fn = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
   ASSERT_TRUE(Fn);
-  EXPECT_TRUE(api().isDescriptorType(Fn->getParamDecl(0)->getType()));
-  EXPECT_FALSE(api().isDescriptorType(Fn->getParamDecl(1)->getType())); // a pointer
-  EXPECT_FALSE(api().isDescriptorType(Fn->getParamDecl(2)->getType()));
-  EXPECT_TRUE(api().isDeviceIdType(Fn->getParamDecl(2)->getType()));
+  EXPECT_TRUE(builtinApi().isDescriptorType(Fn->getParamDecl(0)->getType()));
+  EXPECT_FALSE(builtinApi().isDescriptorType(Fn->getParamDecl(1)->getType())); // a pointer
+  EXPECT_FALSE(builtinApi().isDescriptorType(Fn->getParamDecl(2)->getType()));
+  EXPECT_TRUE(builtinApi().isDeviceIdType(Fn->getParamDecl(2)->getType()));
 }
 
 TEST(ApiModel, CopiesBuffersAndSlices) {
@@ -79,19 +76,20 @@ TEST(ApiModel, CopiesBuffersAndSlices) {
   const auto *Sync = dmalint::test::findOne<CallExpr>(
       *AST, callExpr(callee(functionDecl(hasName("sync_copy")))));
   ASSERT_TRUE(Sync);
-  EXPECT_TRUE(api().isSyncCopy(Sync->getDirectCallee()));
-  EXPECT_TRUE(api().isCopy(*Sync));
-  EXPECT_TRUE(api().isBufferType(Sync->getArg(1)->getType()));
+  EXPECT_TRUE(builtinApi().isSyncCopy(Sync->getDirectCallee()));
+  EXPECT_TRUE(builtinApi().isCopy(*Sync));
+  EXPECT_TRUE(builtinApi().isBufferType(Sync->getArg(1)->getType()));
   const auto *Factory = dmalint::test::findOne<CallExpr>(
       *AST, callExpr(callee(functionDecl(hasName("make_async_copy")))));
   ASSERT_TRUE(Factory);
-  EXPECT_TRUE(api().isCopy(*Factory));
+  EXPECT_TRUE(builtinApi().isCopy(*Factory));
   auto Slices = match(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("slice")))).bind("s"),
                       AST->getASTContext());
   ASSERT_EQ(Slices.size(), 2u);
   std::vector<bool> Api;
   for (auto &Node : Slices)
-    Api.push_back(api().isSliceMethod(Node.getNodeAs<CXXMemberCallExpr>("s")->getMethodDecl()));
+    Api.push_back(
+        builtinApi().isSliceMethod(Node.getNodeAs<CXXMemberCallExpr>("s")->getMethodDecl()));
   // tpu::Ref's slice is the API's, other::Ref's is not.
   EXPECT_EQ(Api, (std::vector<bool>{true, false}));
 }

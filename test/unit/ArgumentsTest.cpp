@@ -2,24 +2,21 @@
 #include "TestAst.h"
 #include "dmalint/Arguments.h"
 
+using dmalint::test::builtinApi;
+
 using namespace clang;
 using namespace clang::ast_matchers;
 using dmalint::Engagement;
 
 namespace {
 
-const dmalint::ApiIndex &api() {
-  static dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
-  return Index;
-}
-
-const char *Params = "Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, "
-                     "std::optional<DmaSemaphore> maybe";
+const char *CopyParams = "Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, "
+                         "std::optional<DmaSemaphore> maybe";
 
 /// Engagement of the src_sem (3) and device_id (4) arguments of the one
 /// descriptor construction in \p Statement.
 std::pair<Engagement, Engagement> engagementIn(const std::string &Statement) {
-  auto AST = dmalint::test::parseKernel(std::string("void k(") + Params + ") { " +
+  auto AST = dmalint::test::parseKernel(std::string("void k(") + CopyParams + ") { " +
                                         Statement + " }");
   const auto *Construct = dmalint::test::findOne<CXXConstructExpr>(
       *AST, cxxConstructExpr(hasType(cxxRecordDecl(hasName("AsyncCopyDescriptor"))),
@@ -76,14 +73,14 @@ TEST(Arguments, ConstantPriorities) {
 /// in \p Body (nullopt when its shape is not known).
 std::optional<unsigned> coordinatesIn(const std::string &Body,
                                       const std::string &Function = "make_async_remote_copy") {
-  auto AST = dmalint::test::parseKernel(std::string("void k(") + Params +
+  auto AST = dmalint::test::parseKernel(std::string("void k(") + CopyParams +
                                         ", Semaphore sem, int x) { " + Body + " }");
   const auto *Call =
       dmalint::test::findOne<CallExpr>(*AST, callExpr(callee(functionDecl(hasName(Function)))));
-  dmalint::DeviceIdArguments Args = dmalint::deviceIdArguments(Call, api());
+  dmalint::DeviceIdArguments Args = dmalint::deviceIdArguments(Call, builtinApi());
   if (!Args.Id)
     return std::nullopt;
-  auto Shape = dmalint::deviceIdShape(Args.Id, api(), AST->getASTContext());
+  auto Shape = dmalint::deviceIdShape(Args.Id, builtinApi(), AST->getASTContext());
   return Shape ? std::optional<unsigned>(Shape->MeshCoordinates) : std::nullopt;
 }
 std::optional<unsigned> meshCoordinatesIn(const std::string &Body) { return coordinatesIn(Body); }
@@ -123,14 +120,14 @@ TEST(Arguments, IntegersForAnOptionalDeviceIdAreLogical) {
 
 /// The kind argument of the one make_async_remote_copy in \p Body.
 std::optional<dmalint::DeviceIdKind> kindIn(const std::string &Body) {
-  auto AST = dmalint::test::parseKernel(std::string("void k(") + Params +
+  auto AST = dmalint::test::parseKernel(std::string("void k(") + CopyParams +
                                         ", DeviceIdType runtime) { " + Body + " }");
   const auto *Call = dmalint::test::findOne<CallExpr>(
       *AST, callExpr(callee(functionDecl(hasName("make_async_remote_copy")))));
-  dmalint::DeviceIdArguments Args = dmalint::deviceIdArguments(Call, api());
+  dmalint::DeviceIdArguments Args = dmalint::deviceIdArguments(Call, builtinApi());
   if (!Args.Kind)
     return std::nullopt;
-  return dmalint::deviceIdKind(Args.Kind, api(), AST->getASTContext());
+  return dmalint::deviceIdKind(Args.Kind, builtinApi(), AST->getASTContext());
 }
 
 TEST(Arguments, DeviceIdKinds) {
@@ -155,11 +152,11 @@ std::pair<std::optional<int64_t>, std::optional<int64_t>> slicesIn(const std::st
       " }");
   const auto *Call = dmalint::test::findOne<CallExpr>(
       *AST, callExpr(callee(functionDecl(hasName("sync_copy")))));
-  if (!Call || !api().isCopy(*Call))
+  if (!Call || !builtinApi().isCopy(*Call))
     return {std::nullopt, std::nullopt};
-  dmalint::CopyBuffers Buffers = dmalint::copyBuffers(Call, api());
+  dmalint::CopyBuffers Buffers = dmalint::copyBuffers(Call, builtinApi());
   auto Size = [&](const Expr *E) -> std::optional<int64_t> {
-    auto Slice = dmalint::constantSlice(E, api(), AST->getASTContext());
+    auto Slice = dmalint::constantSlice(E, builtinApi(), AST->getASTContext());
     return Slice ? std::optional<int64_t>(Slice->Size) : std::nullopt;
   };
   return {Size(Buffers.Source), Size(Buffers.Target)};
@@ -187,10 +184,10 @@ TEST(Arguments, BufferElementTypes) {
   std::vector<bool> Bool;
   for (auto &Node : Calls) {
     const auto *Call = Node.getNodeAs<CallExpr>("c");
-    ASSERT_TRUE(api().isCopy(*Call));
-    dmalint::CopyBuffers Buffers = dmalint::copyBuffers(Call, api());
+    ASSERT_TRUE(builtinApi().isCopy(*Call));
+    dmalint::CopyBuffers Buffers = dmalint::copyBuffers(Call, builtinApi());
     ASSERT_NE(Buffers.Target, nullptr);
-    QualType Element = dmalint::bufferElementType(Buffers.Source->getType(), api());
+    QualType Element = dmalint::bufferElementType(Buffers.Source->getType(), builtinApi());
     ASSERT_FALSE(Element.isNull());
     Bool.push_back(Element->isBooleanType());
   }

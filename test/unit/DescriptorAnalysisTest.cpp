@@ -4,15 +4,12 @@
 #include "dmalint/DescriptorAnalysis.h"
 #include "clang/Analysis/CFG.h"
 
+using dmalint::test::builtinApi;
+
 using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace {
-
-const dmalint::ApiIndex &api() {
-  static dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
-  return Index;
-}
 
 /// One function of \p Nests sequential loop nests, each filling its own
 /// vector of copies (remote and local), starting them and waiting on each
@@ -59,7 +56,8 @@ std::string sequentialSteps(unsigned Steps) {
 dmalint::FunctionAnalysis analyse(clang::ASTUnit &AST) {
   const auto *FD = dmalint::test::findOne<FunctionDecl>(
       AST, functionDecl(hasName("steps"), isDefinition()));
-  return dmalint::analyzeFunction(*FD, AST.getASTContext(), api(), dmalint::AnalysisLimits());
+  return dmalint::analyzeFunction(*FD, AST.getASTContext(), builtinApi(),
+                                  dmalint::AnalysisLimits());
 }
 
 // The work limit is there for functions whose paths explode, not for long
@@ -88,7 +86,7 @@ TEST(DescriptorAnalysis, FunctionLargerThanTheWorkLimitIsSkippedAtOnce) {
   dmalint::AnalysisLimits Limits;
   Limits.MaxBlockVisits = 100; // Each nest has more than one block.
   dmalint::FunctionAnalysis Result =
-      dmalint::analyzeFunction(*FD, AST->getASTContext(), api(), Limits);
+      dmalint::analyzeFunction(*FD, AST->getASTContext(), builtinApi(), Limits);
   EXPECT_TRUE(Result.HitWorkLimit);
   EXPECT_EQ(Result.BlockVisits, 0u);
   EXPECT_TRUE(Result.WaitSends.empty());
@@ -106,7 +104,7 @@ TEST(DescriptorAnalysis, FunctionWrittenWithMacrosIsSkippedAtOnceToo) {
   dmalint::AnalysisLimits Limits;
   Limits.MaxBlockVisits = 100; // 64 nests of 3 blocks or more; 60 characters.
   dmalint::FunctionAnalysis Result =
-      dmalint::analyzeFunction(*FD, AST->getASTContext(), api(), Limits);
+      dmalint::analyzeFunction(*FD, AST->getASTContext(), builtinApi(), Limits);
   EXPECT_TRUE(Result.HitWorkLimit);
   EXPECT_EQ(Result.BlockVisits, 0u);
 }
@@ -219,11 +217,13 @@ void relay_b(AsyncCopyDescriptor &d, int n) { relay_a(d, n); }
       *AST, functionDecl(hasName("relay_b"), isDefinition()));
   dmalint::AnalysisCache Cache;
   dmalint::AnalysisLimits Limits;
-  const dmalint::FunctionAnalysis &A = Cache.analysis(*RelayA, AST->getASTContext(), api(), Limits);
+  const dmalint::FunctionAnalysis &A =
+      Cache.analysis(*RelayA, AST->getASTContext(), builtinApi(), Limits);
   ASSERT_FALSE(A.HitWorkLimit);
   EXPECT_TRUE(A.Summary.Params[0].MayUse);
   // relay_b passes its d on to relay_a, which starts it.
-  const dmalint::FunctionAnalysis &B = Cache.analysis(*RelayB, AST->getASTContext(), api(), Limits);
+  const dmalint::FunctionAnalysis &B =
+      Cache.analysis(*RelayB, AST->getASTContext(), builtinApi(), Limits);
   EXPECT_TRUE(B.Summary.Params[0].MayUse);
 }
 

@@ -2,16 +2,13 @@
 #include "../../tool/Identity.h"
 #include "TestAst.h"
 
+using dmalint::test::builtinApi;
+
 using namespace clang;
 using dmalint::test::parseKernel;
 
 namespace dmalint::tool {
 namespace {
-
-ApiIndex &tpu() {
-  static ApiIndex Index(ApiModel::builtin());
-  return Index;
-}
 
 /// The start of the first occurrence of \p Needle in the main file.
 SourceLocation locationOf(ASTUnit &AST, llvm::StringRef Needle) {
@@ -22,7 +19,7 @@ SourceLocation locationOf(ASTUnit &AST, llvm::StringRef Needle) {
 }
 
 FindingIdentity identityAt(ASTUnit &AST, llvm::StringRef Needle) {
-  return identify(AST.getASTContext(), locationOf(AST, Needle), &tpu());
+  return identify(AST.getASTContext(), locationOf(AST, Needle), &builtinApi());
 }
 
 TEST(Identity, NamesTheFunctionTheDescriptorAndTheStatementTokens) {

@@ -3,6 +3,8 @@
 #include "TestAst.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
+using dmalint::test::builtinApi;
+
 using namespace clang;
 using namespace clang::ast_matchers;
 using dmalint::test::findOne;
@@ -10,11 +12,6 @@ using dmalint::test::parseKernel;
 
 namespace dmalint {
 namespace {
-
-ApiIndex &tpu() {
-  static ApiIndex Index(ApiModel::builtin());
-  return Index;
-}
 
 const char *Kernel = R"cc(
   void helper(int);
@@ -39,14 +36,14 @@ TEST(MatchedNodes, TheKindsComeFromTheRegisteredMatchers) {
   ASSERT_TRUE(Local && Start && Factory);
 
   // Only member calls: a free call of a factory is not one.
-  MatchedNodes MemberCalls(Matchers{cxxMemberCallExpr()}, &tpu());
+  MatchedNodes MemberCalls(Matchers{cxxMemberCallExpr()}, &builtinApi());
   EXPECT_EQ(MemberCalls.candidate(*Start), MatchCandidate::Yes);
   EXPECT_EQ(MemberCalls.candidate(*Factory), MatchCandidate::No);
   EXPECT_EQ(MemberCalls.candidate(*Local, AST->getASTContext()), MatchCandidate::No);
 
   // A matcher of a kind nobody listed before (variables) gets its nodes,
   // with no second list to update.
-  MatchedNodes Variables(Matchers{varDecl()}, &tpu());
+  MatchedNodes Variables(Matchers{varDecl()}, &builtinApi());
   EXPECT_EQ(Variables.candidate(*Local, AST->getASTContext()), MatchCandidate::Yes);
   EXPECT_EQ(Variables.candidate(*Start), MatchCandidate::No);
 }
@@ -61,7 +58,7 @@ TEST(MatchedNodes, TheModelRulesOutCallsAndClassesItDoesNotName) {
   const auto *Kernel = findOne<FunctionDecl>(*AST, functionDecl(hasName("kernel")));
   ASSERT_TRUE(Helper && Factory && Other && Kernel);
 
-  MatchedNodes Matched(Matchers{callExpr(), cxxRecordDecl(), functionDecl()}, &tpu());
+  MatchedNodes Matched(Matchers{callExpr(), cxxRecordDecl(), functionDecl()}, &builtinApi());
   EXPECT_EQ(Matched.candidate(*Factory), MatchCandidate::Yes);
   EXPECT_EQ(Matched.candidate(*Helper), MatchCandidate::No);
   EXPECT_EQ(Matched.candidate(*Other, Ctx), MatchCandidate::No);

@@ -2,16 +2,13 @@
 #include "TestAst.h"
 #include "dmalint/Semaphores.h"
 
+using dmalint::test::builtinApi;
+
 using namespace clang;
 using namespace clang::ast_matchers;
 using dmalint::SemaphoreRelation;
 
 namespace {
-
-const dmalint::ApiIndex &api() {
-  static dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
-  return Index;
-}
 
 /// How the semaphores of the first two `make_async_copy` calls of \p Body
 /// (inside `k`) relate.
@@ -38,9 +35,9 @@ Compared compare(const std::string &Body) {
   llvm::sort(Calls, [&](const CallExpr *A, const CallExpr *B) {
     return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
   });
-  dmalint::UnwrittenVariables Vars(*K, api());
-  C.First = dmalint::semaphoreName(dmalint::copySemaphores(Calls[0], api()).Receive, Vars);
-  C.Second = dmalint::semaphoreName(dmalint::copySemaphores(Calls[1], api()).Receive, Vars);
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  C.First = dmalint::semaphoreName(dmalint::copySemaphores(Calls[0], builtinApi()).Receive, Vars);
+  C.Second = dmalint::semaphoreName(dmalint::copySemaphores(Calls[1], builtinApi()).Receive, Vars);
   EXPECT_TRUE(C.First && C.Second);
   if (C.First && C.Second)
     C.Relation = dmalint::compareSemaphores(*C.First, *C.Second, Vars, Ctx);
@@ -118,7 +115,7 @@ TEST(Semaphores, CopySemaphoresFollowTheModelsPositions) {
       "  AsyncCopyDescriptor local(a, a, r);\n"
       "  make_async_remote_copy(a, a, snd, r, DeviceId(p)).start();\n}");
   dmalint::UnwrittenVariables Vars(
-      *dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k"))), api());
+      *dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k"))), builtinApi());
   auto Name = [&](const Expr *E) {
     std::optional<dmalint::SemaphoreName> N = E ? dmalint::semaphoreName(E, Vars) : std::nullopt;
     return N && N->Indices.empty() ? N->Root->getName().str() : std::string("(other)");
@@ -126,18 +123,18 @@ TEST(Semaphores, CopySemaphoresFollowTheModelsPositions) {
   const auto *General = dmalint::test::findOne<CXXConstructExpr>(
       *AST, cxxConstructExpr(argumentCountIs(6), hasAncestor(varDecl(hasName("general")))));
   ASSERT_TRUE(General);
-  dmalint::CopySemaphores G = dmalint::copySemaphores(General, api());
+  dmalint::CopySemaphores G = dmalint::copySemaphores(General, builtinApi());
   EXPECT_EQ(Name(G.Receive), "r");
   // Inside the std::optional it is passed as.
   EXPECT_EQ(Name(G.Send), "snd");
   const auto *Local = dmalint::test::findOne<CXXConstructExpr>(
       *AST, cxxConstructExpr(argumentCountIs(6), hasAncestor(varDecl(hasName("local")))));
   ASSERT_TRUE(Local);
-  EXPECT_EQ(dmalint::copySemaphores(Local, api()).Send, nullptr); // Not engaged: local.
+  EXPECT_EQ(dmalint::copySemaphores(Local, builtinApi()).Send, nullptr); // Not engaged: local.
   const auto *Remote = dmalint::test::findOne<CallExpr>(
       *AST, callExpr(callee(functionDecl(hasName("make_async_remote_copy")))));
   ASSERT_TRUE(Remote);
-  dmalint::CopySemaphores R = dmalint::copySemaphores(Remote, api());
+  dmalint::CopySemaphores R = dmalint::copySemaphores(Remote, builtinApi());
   EXPECT_EQ(Name(R.Send), "snd");
   EXPECT_EQ(Name(R.Receive), "r");
 }

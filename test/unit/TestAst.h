@@ -2,6 +2,7 @@
 #ifndef DMALINT_TEST_TESTAST_H
 #define DMALINT_TEST_TESTAST_H
 
+#include "dmalint/ApiModel.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/Tooling.h"
@@ -10,6 +11,12 @@
 #include <string>
 
 namespace dmalint::test {
+
+/// The built-in model of <tpu/dma.h>, made once.
+inline const ApiIndex &builtinApi() {
+  static const ApiIndex Index(ApiModel::builtin());
+  return Index;
+}
 
 /// Parses `#include <tpu/dma.h>`, `using namespace tpu;` and \p Body.
 inline std::unique_ptr<clang::ASTUnit> parseKernel(const std::string &Body) {

@@ -11,15 +11,11 @@
 #include "dmalint/DescriptorAnalysis.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
+using dmalint::test::builtinApi;
 using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace {
-
-const dmalint::ApiIndex &api() {
-  static const dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
-  return Index;
-}
 
 /// The analysis of function `k` (with the summaries of the others).
 struct Analysed {
@@ -31,7 +27,7 @@ struct Analysed {
     AST = dmalint::test::parseKernel(Code);
     const auto *FD = dmalint::test::findOne<FunctionDecl>(
         *AST, functionDecl(hasName(Name), isDefinition()));
-    A = &Cache.analysis(*FD, AST->getASTContext(), api(), Limits);
+    A = &Cache.analysis(*FD, AST->getASTContext(), builtinApi(), Limits);
   }
   /// The wait_send number \p I: "definite", "maybe" or "clean".
   std::string waitSend(size_t I) const {
@@ -55,10 +51,11 @@ struct Half { AsyncCopyDescriptor stage; AsyncCopyDescriptor send; };
 #define L make_async_copy(a, b, s)
 #define R make_async_remote_copy(a, b, s, r, DeviceId(1))
 )";
-const char *Params = "(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, bool c, int i)";
+const char *KernelParams =
+    "(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, bool c, int i)";
 
 std::string kernel(const std::string &Body) {
-  return std::string(Prelude) + "void k" + Params + " {\n" + Body + "\n}\n";
+  return std::string(Prelude) + "void k" + KernelParams + " {\n" + Body + "\n}\n";
 }
 
 // --------------------------------------------------------- initialisation ---
@@ -149,8 +146,8 @@ TEST(Transfer, PushBackThenClear) {
 }
 
 TEST(Transfer, OpaqueCallForgetsWhatItCanWrite) {
-  Analysed X(std::string(Prelude) + "void opaque(AsyncCopyDescriptor &);\nvoid k" + Params +
-             " { auto d = L; opaque(d); d.wait_send(); }\n");
+  Analysed X(std::string(Prelude) + "void opaque(AsyncCopyDescriptor &);\nvoid k" +
+             KernelParams + " { auto d = L; opaque(d); d.wait_send(); }\n");
   EXPECT_EQ(X.waitSend(0), "clean"); // Unknown: never reported.
   EXPECT_EQ(X.unused(), 0u);         // Handed over: it escapes.
 }
@@ -191,7 +188,8 @@ TEST(Calls, ConstructorInitialiserListFillsTheMembers) {
   Analysed X(std::string(Prelude) +
              "struct Stage { AsyncCopyDescriptor in, out;\n"
              "  Stage(AsyncCopyDescriptor i, AsyncCopyDescriptor o) : in(i), out(o) {} };\n"
-             "void k" + Params + " { Stage st(L, R); st.out.wait_send(); st.in.wait_send(); }\n");
+             "void k" + KernelParams +
+                 " { Stage st(L, R); st.out.wait_send(); st.in.wait_send(); }\n");
   EXPECT_EQ(X.waitSend(0), "clean");
   EXPECT_EQ(X.waitSend(1), "definite");
 }
@@ -199,7 +197,7 @@ TEST(Calls, ConstructorInitialiserListFillsTheMembers) {
 TEST(Calls, HelperRequirementIsPerPath) {
   // drain() waits the send side of `.send` only: a local `.stage` is fine.
   Analysed X(std::string(Prelude) + "void drain(Half &h) { h.send.wait_send(); }\n"
-             "void k" + Params + " { Half h{L, R}; drain(h); Half g{R, L}; drain(g); }\n");
+             "void k" + KernelParams + " { Half h{L, R}; drain(h); Half g{R, L}; drain(g); }\n");
   ASSERT_EQ(X.A->HelperWaitSends.size(), 2u);
   EXPECT_TRUE(X.A->localOriginsAt(dmalint::DescriptorUse{nullptr, nullptr,
                                                          X.A->HelperWaitSends[0].Values})

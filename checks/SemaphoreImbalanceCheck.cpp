@@ -35,7 +35,7 @@ std::string semaphoreText(const Expr *E, const ASTContext &Ctx) {
   return Text;
 }
 
-std::string signals(const std::string &Count) {
+std::string signalCount(const std::string &Count) {
   return Count + (Count == "1" ? " signal" : " signals");
 }
 
@@ -53,7 +53,7 @@ std::string sourceDevices(SignalSource Source, const std::string &Count) {
 
 /// Where each device's signals come from: "2 from each of 2 neighbours, 1
 /// from itself".
-std::string sources(const BarrierBalance &B) {
+std::string signalSources(const BarrierBalance &B) {
   const AtomTable &Atoms = *B.Atoms;
   // Neighbours by what each gives; loops over the devices by how many
   // devices, adding what each gives; the device itself, added up.
@@ -161,10 +161,10 @@ void SemaphoreImbalanceCheck::check(const MatchFinder::MatchResult &Result) {
     F.Loc = Loc;
     F.Message = "barrier semaphore '" + Semaphore + "' is " +
                 (Over ? "over-signalled" : "under-signalled") +
-                ": each device receives " + signals(Atoms.str(B.Received)) +
-                " in this region (" + sources(B) + ") but waits for " +
+                ": each device receives " + signalCount(Atoms.str(B.Received)) +
+                " in this region (" + signalSources(B) + ") but waits for " +
                 Atoms.str(B.Waited) +
-                (Over ? ", so " + signals(Left) + (Left == "1" ? " is" : " are") +
+                (Over ? ", so " + signalCount(Left) + (Left == "1" ? " is" : " are") +
                             " left on it when the kernel exits"
                       : ", so the wait never completes");
     for (const BarrierSignal &S : B.Signals)

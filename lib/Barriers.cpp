@@ -28,6 +28,9 @@ using namespace clang;
 namespace dmalint {
 
 namespace {
+// A namespace of its own: a unity build joins every file's anonymous
+// namespace, and Values.h has a dmalint::Value too.
+namespace barriers {
 
 /// How deep the evaluator follows helper functions and variables.
 constexpr unsigned MaxDepth = 64;
@@ -1585,6 +1588,7 @@ std::vector<BarrierBalance> Judge::run() {
   return Out;
 }
 
+} // namespace barriers
 } // namespace
 
 std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &Ctx,
@@ -1595,11 +1599,11 @@ std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &
   // A lambda's calls are judged (as unknown) in the function around it.
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && MD->getParent()->isLambda())
     return {};
-  BodyScan Scan(Api);
+  barriers::BodyScan Scan(Api);
   Scan.TraverseStmt(FD.getBody());
-  if (llvm::none_of(Scan.Calls, [](const BarrierCall &C) { return !C.Signal; }))
+  if (llvm::none_of(Scan.Calls, [](const barriers::BarrierCall &C) { return !C.Signal; }))
     return {};
-  return Judge(FD, Ctx, Api, CalledHere, Scan).run();
+  return barriers::Judge(FD, Ctx, Api, CalledHere, Scan).run();
 }
 
 } // namespace dmalint

@@ -6,7 +6,7 @@ namespace dmalint {
 
 namespace {
 /// Products saturate rather than wrap: a count that large is no count.
-std::optional<int64_t> multiply(int64_t A, int64_t B) {
+std::optional<int64_t> checkedProduct(int64_t A, int64_t B) {
   int64_t Out;
   if (__builtin_mul_overflow(A, B, &Out))
     return std::nullopt;
@@ -60,7 +60,7 @@ SymbolicCount SymbolicCount::operator*(const SymbolicCount &Other) const {
       llvm::sort(M);
       // An overflowing product is a count nobody writes; keep it visibly
       // unusable rather than wrapped.
-      Out.add(M, multiply(CA, CB).value_or(INT64_MAX / 2));
+      Out.add(M, checkedProduct(CA, CB).value_or(INT64_MAX / 2));
     }
   return Out;
 }
@@ -119,7 +119,7 @@ std::optional<int64_t> AtomTable::leastMonomial(const SymbolicCount::Monomial &M
     std::optional<int64_t> Bound = Atoms[Id].LowerBound;
     if (!Bound || *Bound < 0)
       return std::nullopt; // A product of signed values has no least value here.
-    std::optional<int64_t> Product = multiply(Least, *Bound);
+    std::optional<int64_t> Product = checkedProduct(Least, *Bound);
     if (!Product)
       return std::nullopt;
     Least = *Product;
@@ -136,7 +136,7 @@ std::optional<int64_t> AtomTable::leastValue(const SymbolicCount &C) const {
     }
     // A growing term is least at its atoms' least values.
     std::optional<int64_t> Bound = leastMonomial(M);
-    std::optional<int64_t> Term = Bound ? multiply(*Bound, Coefficient) : std::nullopt;
+    std::optional<int64_t> Term = Bound ? checkedProduct(*Bound, Coefficient) : std::nullopt;
     if (Coefficient < 0 || !Term)
       return std::nullopt;
     Least += *Term;

@@ -5,17 +5,14 @@
 using namespace clang;
 using namespace clang::ast_matchers;
 
-namespace {
+using dmalint::test::builtinApi;
 
-const dmalint::ApiIndex &api() {
-  static dmalint::ApiIndex Index(dmalint::ApiModel::builtin());
-  return Index;
-}
+namespace {
 
 /// The verdict on the barriers of `k` in \p Code: "none" when no semaphore
 /// is judged, else per judged semaphore "over", "under" or "balanced" with
 /// the totals, e.g. "over 4/2".
-std::string verdict(const std::string &Code, bool CalledHere = false) {
+std::string barrierVerdict(const std::string &Code, bool CalledHere = false) {
   auto AST = dmalint::test::parseKernel(Code);
   if (!AST)
     return "parse error";
@@ -24,7 +21,7 @@ std::string verdict(const std::string &Code, bool CalledHere = false) {
       *AST, functionDecl(hasName("k"), isDefinition()));
   if (!K)
     return "no k";
-  auto Balances = dmalint::barrierBalances(*K, Ctx, api(), [&] { return CalledHere; });
+  auto Balances = dmalint::barrierBalances(*K, Ctx, builtinApi(), [&] { return CalledHere; });
   if (Balances.empty())
     return "none";
   std::string Out;
@@ -41,8 +38,8 @@ std::string verdict(const std::string &Code, bool CalledHere = false) {
 /// A kernel on one axis "x" that signals `sem` with 2 at \p Target (an
 /// expression of `me` and `n`) and waits 1: over-signalled when the target
 /// is a bijection.
-std::string target(const std::string &Target, const std::string &Prelude = "") {
-  return verdict("void k(Semaphore sem) {\n"
+std::string signalledTo(const std::string &Target, const std::string &Prelude = "") {
+  return barrierVerdict("void k(Semaphore sem) {\n"
                  "  const int me = axis_index(\"x\");\n"
                  "  const int n = axis_size(\"x\");\n" +
                  Prelude + "  semaphore_signal(sem, 2, " + Target +
@@ -63,30 +60,30 @@ TEST(Barriers, TheJaxAllGatherBarrier) {
   char Before[512], After[512];
   snprintf(Before, sizeof Before, Kernel, 2, 2);
   snprintf(After, sizeof After, Kernel, 1, 1);
-  EXPECT_EQ(verdict(Before), "over 4/2");
-  EXPECT_EQ(verdict(After), "balanced 2/2");
+  EXPECT_EQ(barrierVerdict(Before), "over 4/2");
+  EXPECT_EQ(barrierVerdict(After), "balanced 2/2");
 }
 
 TEST(Barriers, RingShiftsModuloTheAxisAreBijections) {
   for (const char *Shift : {"(me + 1) % n", "(me - 1 + n) % n", "(me + n - 1) % n",
                             "(me + 3) % n", "(n + me - 2) % n", "(me + 1) % axis_size(\"x\")",
                             "(axis_index(\"x\") + 1) % n", "me"})
-    EXPECT_EQ(target(std::string("DeviceId{") + Shift + "}"), "over 2/1") << Shift;
+    EXPECT_EQ(signalledTo(std::string("DeviceId{") + Shift + "}"), "over 2/1") << Shift;
 }
 
 TEST(Barriers, WrapsByAComparisonAreBijections) {
   for (const char *Wrap : {"me == n - 1 ? 0 : me + 1", "me == 0 ? n - 1 : me - 1",
                            "me + 1 < n ? me + 1 : 0", "me != n - 1 ? me + 1 : 0",
                            "me > 0 ? me - 1 : n - 1", "me - 1 < 0 ? me - 1 + n : me - 1"})
-    EXPECT_EQ(target(std::string("DeviceId{") + Wrap + "}"), "over 2/1") << Wrap;
-  EXPECT_EQ(target("DeviceId{v}", "  const int v0 = me - 1;\n"
+    EXPECT_EQ(signalledTo(std::string("DeviceId{") + Wrap + "}"), "over 2/1") << Wrap;
+  EXPECT_EQ(signalledTo("DeviceId{v}", "  const int v0 = me - 1;\n"
                                   "  const int v = v0 < 0 ? v0 + n : v0;\n"),
             "over 2/1");
   // The C++ spelling of the same: a variable corrected by an if.
-  EXPECT_EQ(target("DeviceId{left}", "  int left = me - 1;\n"
+  EXPECT_EQ(signalledTo("DeviceId{left}", "  int left = me - 1;\n"
                                      "  if (left < 0) left += n;\n"),
             "over 2/1");
-  EXPECT_EQ(target("DeviceId{right}", "  int right = me + 1;\n"
+  EXPECT_EQ(signalledTo("DeviceId{right}", "  int right = me + 1;\n"
                                       "  if (right == n) right = 0;\n"),
             "over 2/1");
 }
@@ -97,9 +94,9 @@ TEST(Barriers, WhatIsNotProvablyABijectionIsNotJudged) {
         "DeviceId{(me + 1) % 4}", "DeviceId{(me - 1) % n}", "DeviceId{(me - 3 + n) % n}",
         "DeviceId{me == 0 ? n - 1 : me + 1}", "DeviceId{me == n - 2 ? 0 : me + 1}",
         "DeviceId{n - 1 - me}", "DeviceId{(me + 1) % n, 0}", "DeviceId{me, me}"})
-    EXPECT_EQ(target(Id), "none") << Id;
+    EXPECT_EQ(signalledTo(Id), "none") << Id;
   // A variable written after the use, or twice in a row inside a branch.
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     void k(Semaphore sem, bool b) {
       const int me = axis_index("x"), n = axis_size("x");
       int left = me - 1;
@@ -121,7 +118,7 @@ TEST(Barriers, MeshTuplesVaryOneCoordinate) {
   auto With = [&](const char *Id) {
     char Code[512];
     snprintf(Code, sizeof Code, Kernel, Id);
-    return verdict(Code);
+    return barrierVerdict(Code);
   };
   EXPECT_EQ(With("(x + 1) % nx, y"), "over 2/1");
   EXPECT_EQ(With("y, (x + 1) % nx"), "over 2/1");
@@ -133,15 +130,15 @@ TEST(Barriers, MeshTuplesVaryOneCoordinate) {
 }
 
 TEST(Barriers, LogicalIdsOfAOneAxisKernel) {
-  EXPECT_EQ(target("DeviceId((me + 1) % n), DeviceIdType::kLogical"), "over 2/1");
-  EXPECT_EQ(target("(me + 1) % n, DeviceIdType::kLogical"), "over 2/1");
+  EXPECT_EQ(signalledTo("DeviceId((me + 1) % n), DeviceIdType::kLogical"), "over 2/1");
+  EXPECT_EQ(signalledTo("(me + 1) % n, DeviceIdType::kLogical"), "over 2/1");
   // A tuple with the logical kind is rejected by Pallas; not a barrier.
-  EXPECT_EQ(target("DeviceId{(me + 1) % n}, DeviceIdType::kLogical"), "none");
-  EXPECT_EQ(target("DeviceId((me + 1) % n), DeviceIdType::kLogical",
+  EXPECT_EQ(signalledTo("DeviceId{(me + 1) % n}, DeviceIdType::kLogical"), "none");
+  EXPECT_EQ(signalledTo("DeviceId((me + 1) % n), DeviceIdType::kLogical",
                    "  const int other = axis_index(\"y\");\n"),
             "none");
   // The kernel's helpers, however deep, count as the kernel.
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     int row() { return axis_index("y"); }
     int offset() { return row() * 4; }
     void k(Semaphore sem, Ref<float> buf) {
@@ -154,15 +151,15 @@ TEST(Barriers, LogicalIdsOfAOneAxisKernel) {
 }
 
 TEST(Barriers, NoDeviceIdIsTheDeviceItself) {
-  EXPECT_EQ(verdict("void k(Semaphore sem) { semaphore_signal(sem); semaphore_wait(sem, 2); }"),
+  EXPECT_EQ(barrierVerdict("void k(Semaphore sem) { semaphore_signal(sem); semaphore_wait(sem, 2); }"),
             "under 1/2");
-  EXPECT_EQ(verdict("void k(Semaphore sem) { semaphore_signal(sem, 2, std::nullopt); "
+  EXPECT_EQ(barrierVerdict("void k(Semaphore sem) { semaphore_signal(sem, 2, std::nullopt); "
                     "semaphore_wait(sem, 2); }"),
             "balanced 2/2");
 }
 
 TEST(Barriers, HelpersOfTheTranslationUnit) {
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     constexpr const char *kAxis = "x";
     DeviceId neighbour(int me, int n, bool right) {
       const int next = right ? (me + 1) % n : (me - 1 + n) % n;
@@ -180,7 +177,7 @@ TEST(Barriers, HelpersOfTheTranslationUnit) {
     })"),
             "over 5/2");
   // A helper with a branch is not an expression.
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     int next(int me, int n) { if (me + 1 == n) return 0; return me + 1; }
     void k(Semaphore sem) {
       semaphore_signal(sem, 2, DeviceId{next(axis_index("x"), axis_size("x"))});
@@ -191,7 +188,7 @@ TEST(Barriers, HelpersOfTheTranslationUnit) {
 
 TEST(Barriers, LoopsCountTheirIterations) {
   auto Loop = [](const std::string &Header, const std::string &Wait) {
-    return verdict("void k(Semaphore sem, int n) {\n"
+    return barrierVerdict("void k(Semaphore sem, int n) {\n"
                    "  for (" + Header + ")\n"
                    "    semaphore_signal(sem, 1, DeviceId{(axis_index(\"x\") + 1) % "
                    "axis_size(\"x\")});\n"
@@ -213,7 +210,7 @@ TEST(Barriers, LoopsCountTheirIterations) {
   // Steps other than one, and loops the model cannot count.
   EXPECT_EQ(Loop("int i = 0; i < 4; i += 2", "2"), "none");
   EXPECT_EQ(Loop("int i = 0; i < n; ++i, ++n", "n"), "none");
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     void k(Semaphore sem, int n) {
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < 2; ++j)
@@ -235,7 +232,7 @@ TEST(Barriers, LoopsOverEveryDevice) {
   auto With = [&](const char *Body, const char *Wait) {
     char Code[768];
     snprintf(Code, sizeof Code, Kernel, Body, Wait);
-    return verdict(Code);
+    return barrierVerdict(Code);
   };
   EXPECT_EQ(With("semaphore_signal(sem, 1, DeviceId{d});", "n"), "balanced n/n");
   EXPECT_EQ(With("if (d != me) semaphore_signal(sem, 1, DeviceId{d});", "n - 1"),
@@ -264,7 +261,7 @@ TEST(Barriers, LoopsOverEveryDevice) {
   auto Rotate = [&](const char *From, const char *Guard) {
     char Code[512];
     snprintf(Code, sizeof Code, Rotating, From, Guard);
-    return verdict(Code);
+    return barrierVerdict(Code);
   };
   EXPECT_EQ(Rotate("1", ""), "under n - 1/n");
   EXPECT_EQ(Rotate("0", ""), "balanced n/n");
@@ -274,7 +271,7 @@ TEST(Barriers, LoopsOverEveryDevice) {
 
 TEST(Barriers, SkipsWhatCannotBeCounted) {
   auto Body = [](const std::string &Code) {
-    return verdict("void helper(Semaphore s);\n"
+    return barrierVerdict("void helper(Semaphore s);\n"
                    "void k(Semaphore sem, int n, bool flag) {\n"
                    "  const int me = axis_index(\"x\");\n"
                    "  const DeviceId right{(me + 1) % axis_size(\"x\")};\n" +
@@ -320,18 +317,18 @@ TEST(Barriers, SemaphoresThatMayBeAnotherAreNotJudged) {
       semaphore_signal(sem, 2);
       semaphore_wait(sem, 1);
     })";
-  EXPECT_EQ(verdict(Kernel), "over 2/1");
-  EXPECT_EQ(verdict(Kernel, /*CalledHere=*/true), "none");
+  EXPECT_EQ(barrierVerdict(Kernel), "over 2/1");
+  EXPECT_EQ(barrierVerdict(Kernel, /*CalledHere=*/true), "none");
   // Two parameters may be one semaphore: a difference the other may cancel
   // is not provable; one it can only add to is.
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     void k(Semaphore a, Semaphore b) {
       semaphore_signal(a, 2);
       semaphore_wait(a, 1);
       semaphore_wait(b, 1);
     })"),
             "none");
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     void k(Semaphore a, Semaphore b) {
       semaphore_signal(a, 2);
       semaphore_wait(a, 1);
@@ -339,7 +336,7 @@ TEST(Barriers, SemaphoresThatMayBeAnotherAreNotJudged) {
     })"),
             "over 2/1");
   // Elements of one array with different constant indices are different.
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     void k(SemaphoreArray<Semaphore> sems) {
       semaphore_signal(sems[0], 2);
       semaphore_wait(sems[0], 1);
@@ -348,7 +345,7 @@ TEST(Barriers, SemaphoresThatMayBeAnotherAreNotJudged) {
     })"),
             "over 2/1; balanced 1/1");
   // Elements that may or may not be one: neither is judged.
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     void k(SemaphoreArray<Semaphore> sems, int i) {
       semaphore_signal(sems[0], 2);
       semaphore_wait(sems[i], 1);
@@ -357,7 +354,7 @@ TEST(Barriers, SemaphoresThatMayBeAnotherAreNotJudged) {
 }
 
 TEST(Barriers, LocalSemaphoreVariablesAreTheirInitialisers) {
-  EXPECT_EQ(verdict(R"(
+  EXPECT_EQ(barrierVerdict(R"(
     void k(SemaphoreArray<Semaphore> sems) {
       Semaphore barrier = sems[0];
       semaphore_signal(barrier, 2);

@@ -56,6 +56,8 @@ DOC = os.path.join(ROOT, "docs", "performance.md")
 BEGIN = "<!-- BEGIN bench/run results (generated from bench/results/*.json: edits here are overwritten) -->"
 END = "<!-- END bench/run results -->"
 SECTIONS = ("overhead", "peer", "scaling", "worklimit")
+# The checks with a WorkLimit (the descriptor analysis'). dma-semaphore-imbalance
+# counts barriers without it, has no WorkLimit, and runs in every dma-* run.
 DATAFLOW_CHECKS = ("dma-wait-send-on-local-copy", "dma-start-priority",
                    "dma-src-sem-device-id-mismatch", "dma-unused-descriptor",
                    "dma-shape-mismatch", "dma-semaphore-race", "dma-send-never-waited")

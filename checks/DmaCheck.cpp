@@ -208,7 +208,8 @@ static void descriptorDefinitions(const DeclContext &DC, const ApiIndex &Api,
     } else if (isa<NamespaceDecl, LinkageSpecDecl, ExportDecl>(D)) {
       descriptorDefinitions(*cast<DeclContext>(D), Api, Found, Factories);
     } else if (const FunctionDecl *FD = D->getAsFunction()) {
-      if (Api.mayName(FD) && Api.roleOf(FD) != ApiRole::None)
+      if (Api.mayName(FD) && (Api.roleOf(FD) != ApiRole::None || Api.semaphoreSignalOf(FD) ||
+                              Api.semaphoreWaitOf(FD)))
         Factories.push_back(FD);
     }
   }
@@ -270,6 +271,30 @@ void DmaCheck::validateFactories(ArrayRef<const FunctionDecl *> Functions) {
                                  "position " + std::to_string(P.Value) +
                                      " is out of range: '" + Name + "' has " +
                                      std::to_string(Most) + " parameters");
+  }
+  // The barrier functions' semaphore and amount positions, the same way.
+  for (bool Signal : {true, false}) {
+    std::map<std::string, std::pair<unsigned, const SemaphoreCallUse *>> MostParams;
+    for (const FunctionDecl *FD : Functions)
+      if (const SemaphoreCallUse *Use =
+              Signal ? Api->semaphoreSignalOf(FD) : Api->semaphoreWaitOf(FD)) {
+        auto &[Most, Entry] = MostParams[FD->getQualifiedNameAsString()];
+        Most = std::max(Most, FD->getNumParams());
+        Entry = Use;
+      }
+    for (auto &[Name, Found] : MostParams) {
+      auto [Most, Use] = Found;
+      for (unsigned Position : {Use->SemaphoreParam, Use->AmountParam})
+        if (Position != NoPosition && Position >= Most) {
+          reportConfigurationError(
+              (ApiOptionPrefix +
+               (Signal ? "SemaphoreSignalFunctions" : "SemaphoreWaitFunctions"))
+                  .str(),
+              "position " + std::to_string(Position) + " is out of range: '" + Name +
+                  "' has " + std::to_string(Most) + " parameters");
+          break;
+        }
+    }
   }
 }
 

@@ -12,7 +12,7 @@
 
 namespace dmalint::checks {
 
-/// Matches anything in a translation unit that has seen a descriptor type's
+/// Matches anything in a translation unit that has seen a descriptor type's or a
 /// name (ApiIndex::declaredIn). Every dma-* matcher starts with it, so that in
 /// a translation unit without the API each node costs one hash lookup.
 AST_POLYMORPHIC_MATCHER_P(apiInTranslationUnit,

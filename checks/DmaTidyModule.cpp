@@ -7,6 +7,7 @@
 #include "DeviceIdTypeMismatchCheck.h"
 #include "DmaCheck.h"
 #include "MeshArityCheck.h"
+#include "SemaphoreImbalanceCheck.h"
 #include "SemaphoreRaceCheck.h"
 #include "SendNeverWaitedCheck.h"
 #include "ShapeMismatchCheck.h"
@@ -28,6 +29,7 @@ public:
     Factories.registerCheck<BoolRefCheck>("dma-bool-ref");
     Factories.registerCheck<DeviceIdTypeMismatchCheck>("dma-device-id-type-mismatch");
     Factories.registerCheck<MeshArityCheck>("dma-mesh-arity");
+    Factories.registerCheck<SemaphoreImbalanceCheck>("dma-semaphore-imbalance");
     Factories.registerCheck<SemaphoreRaceCheck>("dma-semaphore-race");
     Factories.registerCheck<SendNeverWaitedCheck>("dma-send-never-waited");
     Factories.registerCheck<ShapeMismatchCheck>("dma-shape-mismatch");

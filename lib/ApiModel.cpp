@@ -101,6 +101,10 @@ ApiModel ApiModel::builtin() {
   M.SliceMethod = "slice";
   M.SliceSizeParam = 1;
   M.SyncCopyFunctions = {"tpu::sync_copy"};
+  M.SignalFunctions = {{"tpu::semaphore_signal", 0, 1}};
+  M.WaitFunctions = {{"tpu::semaphore_wait", 0, 1}};
+  M.AxisIndexFunctions = {"tpu::axis_index"};
+  M.AxisSizeFunctions = {"tpu::axis_size"};
   return M;
 }
 
@@ -122,6 +126,16 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
     std::string Q = stripGlobal(Name).str();
     SyncCopiesByName[lastComponent(Q)].push_back(Q);
   }
+  for (unsigned I = 0; I < Model.SignalFunctions.size(); ++I)
+    SignalsByName[lastComponent(stripGlobal(Model.SignalFunctions[I].Function))].push_back(I);
+  for (unsigned I = 0; I < Model.WaitFunctions.size(); ++I)
+    WaitsByName[lastComponent(stripGlobal(Model.WaitFunctions[I].Function))].push_back(I);
+  for (auto [Names, Query] : {std::pair{&Model.AxisIndexFunctions, AxisQuery::Index},
+                              std::pair{&Model.AxisSizeFunctions, AxisQuery::Size}})
+    for (const std::string &Name : *Names) {
+      std::string Q = stripGlobal(Name).str();
+      AxisQueriesByName[lastComponent(Q)].push_back({Q, Query});
+    }
   auto AddKeys = [this](const auto &Map) {
     for (const auto &Entry : Map)
       LastComponents.insert(Entry.getKey());
@@ -131,6 +145,9 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
   AddKeys(DescriptorTypesByName);
   AddKeys(DeviceIdUsesByName);
   AddKeys(SyncCopiesByName);
+  AddKeys(SignalsByName);
+  AddKeys(WaitsByName);
+  AddKeys(AxisQueriesByName);
   for (const std::string *Name :
        {&Model.DeviceIdType, &Model.DeviceIdKindEnum, &Model.LogicalEnumerator,
         &Model.MeshEnumerator, &Model.BufferType, &Model.SliceMethod})
@@ -144,6 +161,12 @@ bool ApiIndex::mayName(const NamedDecl *D) const {
 
 bool ApiIndex::declaredIn(const ASTContext &Ctx) const {
   for (const auto &Entry : DescriptorTypesByName)
+    if (Ctx.Idents.find(Entry.getKey()) != Ctx.Idents.end())
+      return true;
+  // A file that only synchronises through barriers names a wait function,
+  // and may name no descriptor type at all: with its headers read from a
+  // precompiled preamble, their names are not in the table until used.
+  for (const auto &Entry : WaitsByName)
     if (Ctx.Idents.find(Entry.getKey()) != Ctx.Idents.end())
       return true;
   return false;
@@ -298,6 +321,42 @@ bool ApiIndex::isSyncCopy(const FunctionDecl *FD) const {
                       [&](const std::string &Name) { return hasQualifiedName(FD, Name); });
 }
 
+/// The entry of \p Uses that names \p FD, a free function, found through
+/// \p ByName (keyed by the last component of each entry's name).
+static const SemaphoreCallUse *
+semaphoreCallOf(const FunctionDecl *FD, const std::vector<SemaphoreCallUse> &Uses,
+                const llvm::StringMap<llvm::SmallVector<unsigned, 1>> &ByName) {
+  if (!FD || !FD->getIdentifier() || isa<CXXMethodDecl>(FD))
+    return nullptr;
+  auto It = ByName.find(FD->getName());
+  if (It == ByName.end())
+    return nullptr;
+  for (unsigned I : It->second)
+    if (hasQualifiedName(FD, stripGlobal(Uses[I].Function)))
+      return &Uses[I];
+  return nullptr;
+}
+
+const SemaphoreCallUse *ApiIndex::semaphoreSignalOf(const FunctionDecl *FD) const {
+  return semaphoreCallOf(FD, Model.SignalFunctions, SignalsByName);
+}
+
+const SemaphoreCallUse *ApiIndex::semaphoreWaitOf(const FunctionDecl *FD) const {
+  return semaphoreCallOf(FD, Model.WaitFunctions, WaitsByName);
+}
+
+AxisQuery ApiIndex::axisQueryOf(const FunctionDecl *FD) const {
+  if (!FD || !FD->getIdentifier() || isa<CXXMethodDecl>(FD))
+    return AxisQuery::None;
+  auto It = AxisQueriesByName.find(FD->getName());
+  if (It == AxisQueriesByName.end())
+    return AxisQuery::None;
+  for (auto &[Name, Query] : It->second)
+    if (hasQualifiedName(FD, Name))
+      return Query;
+  return AxisQuery::None;
+}
+
 bool ApiIndex::isBufferType(QualType T) const { return isBufferRecord(recordOf(T)); }
 
 bool ApiIndex::isBufferRecord(const CXXRecordDecl *RD) const {
@@ -438,6 +497,49 @@ std::string *nameField(ApiModel &M, llvm::StringRef Key) {
   return nullptr;
 }
 
+std::string semaphoreCallList(const std::vector<SemaphoreCallUse> &Uses) {
+  std::vector<std::string> Entries;
+  for (const SemaphoreCallUse &Use : Uses)
+    Entries.push_back(Use.Function + ":" + std::to_string(Use.SemaphoreParam) + ":" +
+                      (Use.AmountParam == NoPosition ? NoMethod.str()
+                                                     : std::to_string(Use.AmountParam)));
+  return joinList(Entries);
+}
+
+/// Parses `function:semaphore-position:amount-position` entries (the amount
+/// may be '-': always 1); the error says what \p Amount is called.
+std::optional<std::vector<SemaphoreCallUse>>
+parseSemaphoreCalls(const std::string &Value, llvm::StringRef Amount, std::string &Error) {
+  std::vector<SemaphoreCallUse> Uses;
+  for (const std::string &Entry : splitList(Value)) {
+    auto [Rest, AmountText] = llvm::StringRef(Entry).rsplit(':');
+    auto [Function, SemText] = Rest.rsplit(':');
+    unsigned Sem, AmountPos = NoPosition;
+    bool Bad = Function.empty() || Function.ends_with(":") || !isQualifiedName(Function) ||
+               SemText.getAsInteger(10, Sem) || Sem > 64 ||
+               (AmountText.trim() != NoMethod &&
+                (AmountText.getAsInteger(10, AmountPos) || AmountPos > 64));
+    if (Bad) {
+      Error = "'" + Entry + "' is not 'function:semaphore-position:" + Amount.str() +
+              "-position' (positions from 0 to 64; '" + NoMethod.str() + "' for " +
+              (Amount == "increment" ? "an " : "a ") + Amount.str() + " that is always 1)";
+      return std::nullopt;
+    }
+    if (AmountPos == Sem) {
+      Error = "'" + Entry + "': the semaphore and the " + Amount.str() +
+              " cannot be one parameter";
+      return std::nullopt;
+    }
+    Uses.push_back({Function.str(), Sem, AmountPos});
+  }
+  return Uses;
+}
+
+std::string bareName(llvm::StringRef Name) {
+  Name.consume_front("::");
+  return Name.str();
+}
+
 void setNamesWithRole(std::vector<std::pair<std::string, ApiRole>> &All, ApiRole Role,
                       const std::vector<std::string> &Names) {
   llvm::erase_if(All, [&](auto &Entry) { return Entry.second == Role; });
@@ -471,6 +573,10 @@ std::map<std::string, std::string> apiModelOptions(const ApiModel &M) {
                      std::to_string(Use.DeviceIdTypeParam));
   Out[Key("DeviceIdFunctions")] = joinList(Uses);
   Out[Key("SyncCopyFunctions")] = joinList(M.SyncCopyFunctions);
+  Out[Key("SemaphoreSignalFunctions")] = semaphoreCallList(M.SignalFunctions);
+  Out[Key("SemaphoreWaitFunctions")] = semaphoreCallList(M.WaitFunctions);
+  Out[Key("AxisIndexFunctions")] = joinList(M.AxisIndexFunctions);
+  Out[Key("AxisSizeFunctions")] = joinList(M.AxisSizeFunctions);
   return Out;
 }
 
@@ -575,6 +681,21 @@ applyApiOptions(ApiModel &M, const std::map<std::string, std::string> &Options) 
         M.DeviceIdUses = Uses;
       continue;
     }
+    if (Name == "SemaphoreSignalFunctions" || Name == "SemaphoreWaitFunctions") {
+      bool Signal = Name == "SemaphoreSignalFunctions";
+      std::string Error;
+      if (auto Uses = parseSemaphoreCalls(Value, Signal ? "increment" : "value", Error))
+        (Signal ? M.SignalFunctions : M.WaitFunctions) = std::move(*Uses);
+      else
+        Fail(Key, Error);
+      continue;
+    }
+    if (Name == "AxisIndexFunctions" || Name == "AxisSizeFunctions") {
+      std::vector<std::string> Names = splitList(Value);
+      if (CheckNames(Key, Names, true))
+        (Name == "AxisIndexFunctions" ? M.AxisIndexFunctions : M.AxisSizeFunctions) = Names;
+      continue;
+    }
     Fail(Key, "unknown option; the API model's options are " +
                   [] {
                     std::string Known;
@@ -607,6 +728,34 @@ applyApiOptions(ApiModel &M, const std::map<std::string, std::string> &Options) 
         Fail((ApiOptionPrefix + R.Key).str(),
              "'" + Function + "' is already in " + ApiOptionPrefix.str() + It->second +
                  "; a function has one role");
+    }
+  // A barrier function signals or waits, and an axis function asks one thing.
+  for (const SemaphoreCallUse &Wait : M.WaitFunctions)
+    for (const SemaphoreCallUse &Signal : M.SignalFunctions)
+      if (bareName(Wait.Function) == bareName(Signal.Function))
+        Fail((ApiOptionPrefix + "SemaphoreWaitFunctions").str(),
+             "'" + Wait.Function + "' is already in " + ApiOptionPrefix.str() +
+                 "SemaphoreSignalFunctions; a function has one role");
+  for (const std::string &Size : M.AxisSizeFunctions)
+    for (const std::string &Index : M.AxisIndexFunctions)
+      if (bareName(Size) == bareName(Index))
+        Fail((ApiOptionPrefix + "AxisSizeFunctions").str(),
+             "'" + Size + "' is already in " + ApiOptionPrefix.str() +
+                 "AxisIndexFunctions; a function has one role");
+  // A signal's semaphore and increment are not its device id or its kind.
+  // (Only when the signals are configured: a configuration older than the
+  // key may have moved the device id of the built-in signal function.)
+  bool SignalsConfigured = Options.count((ApiOptionPrefix + "SemaphoreSignalFunctions").str());
+  for (const SemaphoreCallUse &Signal : M.SignalFunctions)
+    for (const DeviceIdUse &Use : M.DeviceIdUses) {
+      if (!SignalsConfigured || bareName(Use.Function) != bareName(Signal.Function))
+        continue;
+      for (unsigned Position : {Signal.SemaphoreParam, Signal.AmountParam})
+        if (Position == Use.DeviceIdParam || Position == Use.DeviceIdTypeParam)
+          Fail((ApiOptionPrefix + "SemaphoreSignalFunctions").str(),
+               "'" + Signal.Function + "': position " + std::to_string(Position) +
+                   " is its device id" + (Position == Use.DeviceIdParam ? "" : " kind") +
+                   " in " + ApiOptionPrefix.str() + "DeviceIdFunctions");
     }
   if (M.CtorSrcSemParam == M.CtorDeviceIdParam)
     Fail((ApiOptionPrefix + "ConstructorDeviceIdParam").str(),

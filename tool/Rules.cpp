@@ -28,6 +28,17 @@ CheckDescription describeCheck(llvm::StringRef Name) {
               "number of coordinates differs from the most common one. A kernel runs "
               "on one mesh, and each mesh id needs one coordinate per mesh axis "
               "(\"Number of device ids must match the number of mesh axes\")."})
+      .Case("dma-semaphore-imbalance",
+            D{"A barrier semaphore whose signals, counted over every device, do not add up "
+              "to what its waits take.",
+              "Finds a regular semaphore that one function signals and waits in one region "
+              "(no branch, early exit or uncounted loop between them) whose signals, "
+              "counted under SPMD symmetry, differ from what its waits take: every signal "
+              "goes to a bijection of the device's own id (a ring neighbour, itself, every "
+              "device in a loop), so each device receives what it sends. Over-signalled, "
+              "the semaphore is non-zero when the kernel exits; under-signalled, the wait "
+              "never completes (jax a155c5a999: all_gather signalled 2 to each neighbour "
+              "and waited 2)."})
       .Case("dma-semaphore-race",
             D{"A wait that may return on the bytes of another slot's copy, still in "
               "flight on the same semaphore.",

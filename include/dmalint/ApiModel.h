@@ -49,6 +49,22 @@ struct DeviceIdUse {
 /// A semaphore position the API does not have (the option's value '-').
 constexpr unsigned NoPosition = ~0u;
 
+/// A function that signals or waits a regular (barrier) semaphore, by
+/// parameter position: the semaphore, and the amount (a signal's increment,
+/// the value a wait takes from the semaphore; NoPosition: always 1).
+struct SemaphoreCallUse {
+  std::string Function; ///< Qualified name.
+  unsigned SemaphoreParam;
+  unsigned AmountParam;
+};
+
+/// What a device query says about the device mesh (read by the barrier model).
+enum class AxisQuery {
+  None,
+  Index, ///< This device's position on an axis (axis_index("x"), a flat rank()).
+  Size,  ///< The extent of an axis (axis_size("x"), a flat world_size()).
+};
+
 /// The mapping from the API's spelling to roles.
 struct ApiModel {
   std::vector<std::string> DescriptorTypes;
@@ -91,6 +107,18 @@ struct ApiModel {
   unsigned LocalSemParam = 2;
   unsigned CtorDstSemParam = 2;
 
+  /// The functions that signal a regular semaphore (their device id, if
+  /// any, is the DeviceIdUses entry of the same function; without one a
+  /// signal is to the device itself), and those that wait one (read by
+  /// dma-semaphore-imbalance).
+  std::vector<SemaphoreCallUse> SignalFunctions;
+  std::vector<SemaphoreCallUse> WaitFunctions;
+  /// The device's position on a mesh axis and the extent of that axis; the
+  /// axis is the first argument, and a function without parameters speaks
+  /// of the one flat axis (a rank and a world size).
+  std::vector<std::string> AxisIndexFunctions;
+  std::vector<std::string> AxisSizeFunctions;
+
   /// The model of the reference API in <tpu/dma.h>.
   static ApiModel builtin();
 };
@@ -125,9 +153,10 @@ public:
   const ApiModel &model() const { return Model; }
 
   /// False when the translation unit of \p Ctx has never seen the name of a
-  /// descriptor type: then no code in it can use the API, and the checks
-  /// stop before looking at a single function (a lookup in the identifier
-  /// table: cheap enough to ask per node).
+  /// descriptor type or of a semaphore wait function: then no code in it
+  /// can use the API, and the checks stop before looking at a single
+  /// function (a lookup in the identifier table: cheap enough to ask per
+  /// node).
   bool declaredIn(const clang::ASTContext &Ctx) const;
   /// True when \p FD (its parameters and body, lambdas included) calls a
   /// descriptor method or an API function, builds a descriptor, or declares
@@ -164,6 +193,11 @@ public:
   bool isCopy(const clang::Expr &E) const;
   /// True for the slice method of the buffer type.
   bool isSliceMethod(const clang::CXXMethodDecl *MD) const;
+  /// The semaphore signal or wait that \p FD is, if any.
+  const SemaphoreCallUse *semaphoreSignalOf(const clang::FunctionDecl *FD) const;
+  const SemaphoreCallUse *semaphoreWaitOf(const clang::FunctionDecl *FD) const;
+  /// What \p FD says about the device mesh, if anything.
+  AxisQuery axisQueryOf(const clang::FunctionDecl *FD) const;
   /// False when \p D's own name is not the last component of any name in
   /// the model: then \p D is none of the API's types, functions, methods or
   /// enumerators, and every query above answers no. One hash lookup.
@@ -181,6 +215,9 @@ private:
   llvm::StringMap<std::vector<std::string>> DescriptorTypesByName;
   llvm::StringMap<llvm::SmallVector<unsigned, 1>> DeviceIdUsesByName; ///< Into DeviceIdUses.
   llvm::StringMap<std::vector<std::string>> SyncCopiesByName;
+  /// Into SignalFunctions, WaitFunctions.
+  llvm::StringMap<llvm::SmallVector<unsigned, 1>> SignalsByName, WaitsByName;
+  llvm::StringMap<std::vector<std::pair<std::string, AxisQuery>>> AxisQueriesByName;
   llvm::StringSet<> LastComponents; ///< Of every name in the model.
 };
 

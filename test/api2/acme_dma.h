@@ -10,7 +10,10 @@
 //   - methods: has_peer / kick(prio) / await_all / await_send / await_recv;
 //   - the device id is acme::PeerId with kind acme::PeerKind::{kFlat, kGrid}
 //     (kFlat: one integer, like kLogical; kGrid: coordinates, like kMesh), and
-//     the remote factories take (PeerId, PeerKind) first.
+//     the remote factories take (PeerId, PeerKind) first;
+//   - barriers: signal_peer(sem, peer, kind) signals by one, bump(count, sem)
+//     signals the device itself, await_signals(count, sem) waits; my_rank()
+//     and world_size() are the device's place on the one flat axis.
 // Declarations only, like <tpu/dma.h>.
 #ifndef ACME_DMA_H
 #define ACME_DMA_H
@@ -51,7 +54,12 @@ DmaHandle start_local(Buffer src, Buffer dst, Sem sem);
 DmaHandle start_to_peer(PeerId peer, PeerKind kind, Buffer src, Buffer dst, Sem sem,
                         Sem peer_sem);
 
+// Barrier semaphores: signal_peer adds one to a peer's semaphore, bump adds
+// count to this device's own, and await_signals takes count from it (blocking
+// until it holds that many).
 void signal_peer(Sem sem, PeerId peer, PeerKind kind = PeerKind::kGrid);
+void bump(int count, Sem sem);
+void await_signals(int count, Sem sem);
 
 int my_rank();     // this device's rank: the same value everywhere in one call
 int world_size();

@@ -279,7 +279,8 @@ class Cli(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(t.returncode, 0, t.stderr)
         for check in ("dma-bool-ref", "dma-device-id-type-mismatch", "dma-mesh-arity",
-                      "dma-semaphore-race", "dma-send-never-waited", "dma-shape-mismatch",
+                      "dma-semaphore-imbalance", "dma-semaphore-race", "dma-send-never-waited",
+                      "dma-shape-mismatch",
                       "dma-src-sem-device-id-mismatch",
                       "dma-start-priority", "dma-unused-descriptor",
                       "dma-wait-send-on-local-copy"):

@@ -51,13 +51,15 @@ TPU_KERNEL = textwrap.dedent("""\
     }
     """)
 
-KNOWN_KEYS = ("dma.BufferType, dma.ConstructorDeviceIdKindParam, dma.ConstructorDeviceIdParam, "
+KNOWN_KEYS = ("dma.AxisIndexFunctions, dma.AxisSizeFunctions, "
+              "dma.BufferType, dma.ConstructorDeviceIdKindParam, dma.ConstructorDeviceIdParam, "
               "dma.ConstructorDstSemParam, "
               "dma.ConstructorSrcSemParam, dma.DescriptorTypes, dma.DeviceIdFunctions, "
               "dma.DeviceIdKindEnum, dma.DeviceIdType, dma.DeviceQueries, dma.IsRemoteMethod, "
               "dma.LocalFactories, dma.LocalFactorySemParam, dma.LogicalEnumerator, "
               "dma.MeshEnumerator, dma.RemoteFactories, dma.RemoteFactoryRecvSemParam, "
-              "dma.RemoteFactorySendSemParam, dma.SliceMethod, dma.SliceSizeParam, dma.StartMethod, "
+              "dma.RemoteFactorySendSemParam, dma.SemaphoreSignalFunctions, dma.SemaphoreWaitFunctions, "
+              "dma.SliceMethod, dma.SliceSizeParam, dma.StartMethod, "
               "dma.StartPriorityParam, dma.StartedLocalFactories, dma.StartedRemoteFactories, "
               "dma.SyncCopyFunctions, dma.WaitMethod, dma.WaitRecvMethod, dma.WaitSendMethod")
 
@@ -89,12 +91,22 @@ CASES = {
         "dma.StartMethod", "'acme::DmaHandle' has no method 'launch'"),
     "non-integer-position": (
         "dma.StartPriorityParam", "must be a 0-based parameter position, got 'first'"),
+    "bad-semaphore-signal-functions": (
+        "dma.SemaphoreSignalFunctions",
+        "'::acme::bump:1' is not 'function:semaphore-position:increment-position' (positions "
+        "from 0 to 64; '-' for an increment that is always 1)"),
+    "signal-semaphore-at-device-id": (
+        "dma.SemaphoreSignalFunctions",
+        "'::acme::signal_peer': position 1 is its device id in dma.DeviceIdFunctions"),
+    "wait-position-out-of-range": (
+        "dma.SemaphoreWaitFunctions",
+        "position 2 is out of range: 'acme::await_signals' has 2 parameters"),
     "negative-position": (
         "dma.ConstructorDeviceIdKindParam", "must be a 0-based parameter position, got '-1'"),
 }
 # Problems that are found only against a translation unit that defines the
 # descriptor type (the names must resolve there).
-TU_VALIDATED = {"position-out-of-range", "unknown-method"}
+TU_VALIDATED = {"position-out-of-range", "unknown-method", "wait-position-out-of-range"}
 
 CONFIG_ERROR_RE = re.compile(r"^error: invalid API model option .*$", re.M)
 
@@ -321,7 +333,7 @@ class DumpConfig(unittest.TestCase):
         shutil.copy(ACME_CONFIG, os.path.join(self.dir, ".clang-tidy"))
         with open(ACME_CONFIG) as f:
             want = self.model_keys(f.read())
-        self.assertEqual(len(want), 28)
+        self.assertEqual(len(want), 32)
         self.assertEqual(self.clang_tidy_model(), want)
 
     def test_clang_tidy_dump_config_fills_in_the_builtin_model(self):
@@ -336,7 +348,7 @@ class DumpConfig(unittest.TestCase):
             self.assertEqual(got["dma.DeviceIdFunctions"],
                              "tpu::make_async_remote_copy:4:5;tpu::async_remote_copy:4:5;"
                              "tpu::semaphore_signal:2:3")
-            self.assertEqual(len(got), 28)
+            self.assertEqual(len(got), 32)
 
     def test_a_dumped_configuration_reads_back_as_the_same_model(self):
         # What clang-tidy dumps (on 22: the model under each check's name

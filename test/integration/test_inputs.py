@@ -317,7 +317,7 @@ class ConfigurationErrors(Base):
     def test_unknown_check_names(self):
         config = os.path.join(self.dir, ".clang-tidy")
         known = ("dma-bool-ref, dma-device-id-type-mismatch, dma-mesh-arity, "
-                 "dma-semaphore-race, dma-send-never-waited, dma-shape-mismatch, "
+                 "dma-semaphore-imbalance, dma-semaphore-race, dma-send-never-waited, dma-shape-mismatch, "
                  "dma-src-sem-device-id-mismatch, "
                  "dma-start-priority, dma-unused-descriptor, dma-wait-send-on-local-copy")
         # On the command line: "runs all checks and exits 1 without a word" no more.

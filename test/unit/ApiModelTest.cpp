@@ -142,6 +142,74 @@ TEST(ApiModel, SemaphorePositionsAreValidatedAndRoundTrip) {
   EXPECT_EQ(Options["dma.LocalFactorySemParam"], "2");
 }
 
+TEST(ApiModel, BarrierOptionsAreValidatedAndRoundTrip) {
+  auto ErrorsOf = [](std::map<std::string, std::string> Options) {
+    ApiModel Model = ApiModel::builtin();
+    std::vector<std::string> Out;
+    for (const dmalint::ApiOptionError &E : dmalint::applyApiOptions(Model, Options))
+      Out.push_back(E.Key + ": " + E.Message);
+    return Out;
+  };
+  using Errors = std::vector<std::string>;
+  EXPECT_EQ(ErrorsOf({{"dma.SemaphoreWaitFunctions", "acme::await:0"}}),
+            Errors{"dma.SemaphoreWaitFunctions: 'acme::await:0' is not "
+                   "'function:semaphore-position:value-position' (positions from 0 to 64; "
+                   "'-' for a value that is always 1)"});
+  EXPECT_EQ(ErrorsOf({{"dma.SemaphoreSignalFunctions", "acme::bump:1:1"}}),
+            Errors{"dma.SemaphoreSignalFunctions: 'acme::bump:1:1': the semaphore and the "
+                   "increment cannot be one parameter"});
+  EXPECT_EQ(ErrorsOf({{"dma.SemaphoreWaitFunctions", "tpu::semaphore_signal:0:1"}}),
+            Errors{"dma.SemaphoreWaitFunctions: 'tpu::semaphore_signal' is already in "
+                   "dma.SemaphoreSignalFunctions; a function has one role"});
+  EXPECT_EQ(ErrorsOf({{"dma.AxisSizeFunctions", "::tpu::axis_index"}}),
+            Errors{"dma.AxisSizeFunctions: '::tpu::axis_index' is already in "
+                   "dma.AxisIndexFunctions; a function has one role"});
+  EXPECT_EQ(ErrorsOf({{"dma.SemaphoreSignalFunctions", "tpu::semaphore_signal:2:1"}}),
+            Errors{"dma.SemaphoreSignalFunctions: 'tpu::semaphore_signal': position 2 is its "
+                   "device id in dma.DeviceIdFunctions"});
+  // A configuration older than the signal key may move the built-in signal's
+  // device id anywhere.
+  EXPECT_EQ(ErrorsOf({{"dma.DeviceIdFunctions", "tpu::semaphore_signal:0:1"}}), Errors{});
+
+  ApiModel Mine = ApiModel::builtin();
+  EXPECT_TRUE(dmalint::applyApiOptions(
+                  Mine, {{"dma.SemaphoreSignalFunctions", "::acme::signal_peer:0:-;acme::bump:1:0"},
+                         {"dma.SemaphoreWaitFunctions", "acme::await_signals:1:0"},
+                         {"dma.AxisIndexFunctions", "acme::my_rank"},
+                         {"dma.AxisSizeFunctions", ""}})
+                  .empty());
+  ASSERT_EQ(Mine.SignalFunctions.size(), 2u);
+  EXPECT_EQ(Mine.SignalFunctions[0].AmountParam, dmalint::NoPosition);
+  auto Options = dmalint::apiModelOptions(Mine);
+  EXPECT_EQ(Options["dma.SemaphoreSignalFunctions"], "::acme::signal_peer:0:-;acme::bump:1:0");
+  EXPECT_EQ(Options["dma.SemaphoreWaitFunctions"], "acme::await_signals:1:0");
+  EXPECT_EQ(Options["dma.AxisIndexFunctions"], "acme::my_rank");
+  EXPECT_EQ(Options["dma.AxisSizeFunctions"], "");
+  auto Builtin = dmalint::apiModelOptions(ApiModel::builtin());
+  EXPECT_EQ(Builtin["dma.SemaphoreSignalFunctions"], "tpu::semaphore_signal:0:1");
+  EXPECT_EQ(Builtin["dma.SemaphoreWaitFunctions"], "tpu::semaphore_wait:0:1");
+}
+
+TEST(ApiModel, BarrierFunctionsHaveTheirRoles) {
+  auto AST = dmalint::test::parseKernel(
+      "void k(Semaphore s) { semaphore_signal(s); semaphore_wait(s); axis_index(\"x\"); "
+      "axis_size(\"x\"); program_id(0); }");
+  ApiIndex Index(ApiModel::builtin());
+  auto Called = [&](const char *Name) {
+    return dmalint::test::findOne<FunctionDecl>(
+        *AST, functionDecl(hasName(Name), hasAncestor(namespaceDecl(hasName("tpu")))));
+  };
+  EXPECT_TRUE(Index.semaphoreSignalOf(Called("semaphore_signal")));
+  EXPECT_FALSE(Index.semaphoreWaitOf(Called("semaphore_signal")));
+  ASSERT_TRUE(Index.semaphoreWaitOf(Called("semaphore_wait")));
+  EXPECT_EQ(Index.semaphoreWaitOf(Called("semaphore_wait"))->AmountParam, 1u);
+  EXPECT_EQ(Index.axisQueryOf(Called("axis_index")), dmalint::AxisQuery::Index);
+  EXPECT_EQ(Index.axisQueryOf(Called("axis_size")), dmalint::AxisQuery::Size);
+  EXPECT_EQ(Index.axisQueryOf(Called("program_id")), dmalint::AxisQuery::None);
+  // A file that only waits a barrier uses the API.
+  EXPECT_TRUE(Index.declaredIn(AST->getASTContext()));
+}
+
 // The API is matched by qualified name without printing it; the comparison
 // must agree with clang's printed name in every kind of context, and reject
 // a name that differs in any component.

@@ -1,0 +1,196 @@
+//===- SemaphoreImbalanceCheck.cpp ----------------------------------------===//
+#include "SemaphoreImbalanceCheck.h"
+#include "dmalint/AnalysisCache.h"
+#include "dmalint/AstUtil.h"
+#include "dmalint/Barriers.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace dmalint::checks {
+
+namespace {
+
+AST_MATCHER_P(CallExpr, callsSemaphoreWait, std::shared_ptr<const ApiIndex>, Api) {
+  return Api->semaphoreWaitOf(Node.getDirectCallee()) != nullptr;
+}
+
+/// The semaphore as written, or as its macro spells it.
+std::string semaphoreText(const Expr *E, const ASTContext &Ctx) {
+  std::string Text = spelling(E, Ctx);
+  if (Text.empty()) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Begin = SM.getSpellingLoc(E->getBeginLoc());
+    SourceLocation End = SM.getSpellingLoc(E->getEndLoc());
+    if (SM.getFileID(Begin) == SM.getFileID(End) &&
+        SM.getFileOffset(Begin) <= SM.getFileOffset(End))
+      Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Begin, End), SM,
+                                  Ctx.getLangOpts())
+                 .str();
+  }
+  if (Text.empty() || Text.size() > 60 || Text.find('\n') != std::string::npos)
+    return "semaphore";
+  return Text;
+}
+
+std::string signalCount(const std::string &Count) {
+  return Count + (Count == "1" ? " signal" : " signals");
+}
+
+/// The devices a loop signals: "the n - 1 other devices", "n - 1 neighbours".
+std::string sourceDevices(SignalSource Source, const std::string &Count) {
+  switch (Source) {
+  case SignalSource::EveryDevice:
+    return "the " + Count + " devices";
+  case SignalSource::EveryOtherDevice:
+    return "the " + Count + " other devices";
+  default:
+    return Count + (Count == "1" ? " neighbour" : " neighbours");
+  }
+}
+
+/// Where each device's signals come from: "2 from each of 2 neighbours, 1
+/// from itself".
+std::string signalSources(const BarrierBalance &B) {
+  const AtomTable &Atoms = *B.Atoms;
+  // Neighbours by what each gives; loops over the devices by how many
+  // devices, adding what each gives; the device itself, added up.
+  std::vector<std::pair<std::string, unsigned>> Neighbours;
+  std::vector<std::pair<std::pair<SignalSource, std::string>, SymbolicCount>> Loops;
+  SymbolicCount Itself;
+  bool AnyItself = false;
+  for (const BarrierSignal &S : B.Signals) {
+    if (S.Source == SignalSource::Itself) {
+      Itself = Itself + S.Received;
+      AnyItself = true;
+    } else if (S.Source == SignalSource::Neighbour) {
+      std::string Each = Atoms.str(S.PerSource);
+      auto It = llvm::find_if(Neighbours, [&](const auto &N) { return N.first == Each; });
+      if (It == Neighbours.end())
+        Neighbours.push_back({Each, 1});
+      else
+        ++It->second;
+    } else {
+      std::pair<SignalSource, std::string> Key{S.Source, Atoms.str(S.Sources)};
+      auto It = llvm::find_if(Loops, [&](const auto &L) { return L.first == Key; });
+      if (It == Loops.end())
+        Loops.push_back({Key, S.PerSource});
+      else
+        It->second = It->second + S.PerSource;
+    }
+  }
+  std::vector<std::string> Parts;
+  for (auto &[Each, Count] : Neighbours)
+    Parts.push_back(Count == 1 ? Each + " from a neighbour"
+                               : Each + " from each of " + std::to_string(Count) +
+                                     " neighbours");
+  for (auto &[Key, Each] : Loops)
+    Parts.push_back(Atoms.str(Each) + " from each of " + sourceDevices(Key.first, Key.second));
+  if (AnyItself)
+    Parts.push_back(Atoms.str(Itself) + " from itself");
+  std::string Out;
+  for (const std::string &Part : Parts)
+    Out += (Out.empty() ? "" : ", ") + Part;
+  return Out;
+}
+
+std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
+  std::string From = Atoms.str(S.PerSource) + " from each of " +
+                     sourceDevices(S.Source, Atoms.str(S.Sources));
+  switch (S.Source) {
+  case SignalSource::Itself:
+    return "this signal to the device itself gives it " + Atoms.str(S.Received);
+  case SignalSource::Neighbour:
+    return "this signal to a neighbour gives each device " + Atoms.str(S.Received);
+  case SignalSource::NeighbourPerIteration:
+    return "this signal to a different neighbour in each iteration gives each device " + From;
+  case SignalSource::EveryDevice:
+    return "this signal to every device gives each device " + From;
+  case SignalSource::EveryOtherDevice:
+    return "this signal to every other device gives each device " + From;
+  }
+  return "";
+}
+
+} // namespace
+
+void SemaphoreImbalanceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
+  // Only functions that wait a semaphore pay anything; forCallable last: it
+  // walks the parents.
+  Matchers.add(callExpr(apiInTranslationUnit(Api), callsSemaphoreWait(Api),
+                        unless(isExpansionInSystemHeader()),
+                        forCallable(functionDecl(isDefinition()).bind("function")))
+                   .bind("wait"));
+}
+
+void SemaphoreImbalanceCheck::onStartOfTranslationUnit() {
+  AnalysisCache::current().reset();
+  Judged.clear();
+  Pending.clear();
+  Order.clear();
+}
+
+void SemaphoreImbalanceCheck::check(const MatchFinder::MatchResult &Result) {
+  if (validateApi(Result))
+    return;
+  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
+  // A template pattern is judged in its instantiations; a function once.
+  if (!Function || Function->isDependentContext() || !Judged.insert(Function).second)
+    return;
+  ASTContext &Ctx = *Result.Context;
+  auto CalledHere = [&] {
+    return AnalysisCache::current().calledInTranslationUnit(*Function, Ctx);
+  };
+  for (const BarrierBalance &B : barrierBalances(*Function, Ctx, *Api, CalledHere)) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Loc = userLocation(B.lastWait().Call->getExprLoc(), SM);
+    auto [It, Inserted] = Pending.try_emplace(Loc.getRawEncoding());
+    if (Inserted)
+      Order.push_back(Loc.getRawEncoding());
+    if (B.Difference == CountSign::Zero) {
+      It->second.Balanced = true;
+      continue;
+    }
+    const AtomTable &Atoms = *B.Atoms;
+    std::string Semaphore = semaphoreText(B.Semaphore, Ctx);
+    bool Over = B.Difference == CountSign::Positive;
+    std::string Left = Atoms.str(Over ? B.Received - B.Waited : B.Waited - B.Received);
+    Finding F;
+    F.Loc = Loc;
+    F.Message = "barrier semaphore '" + Semaphore + "' is " +
+                (Over ? "over-signalled" : "under-signalled") +
+                ": each device receives " + signalCount(Atoms.str(B.Received)) +
+                " in this region (" + signalSources(B) + ") but waits for " +
+                Atoms.str(B.Waited) +
+                (Over ? ", so " + signalCount(Left) + (Left == "1" ? " is" : " are") +
+                            " left on it when the kernel exits"
+                      : ", so the wait never completes");
+    for (const BarrierSignal &S : B.Signals)
+      F.Notes.push_back({userLocation(S.Call->getExprLoc(), SM), signalNote(S, Atoms)});
+    for (const BarrierWait &W : B.Waits)
+      if (&W != &B.lastWait())
+        F.Notes.push_back({userLocation(W.Call->getExprLoc(), SM),
+                           "'" + Semaphore + "' is also waited for " + Atoms.str(W.Total) +
+                               " here"});
+    It->second.Found.push_back(std::move(F));
+  }
+}
+
+void SemaphoreImbalanceCheck::onEndOfTranslationUnit() {
+  for (unsigned Key : Order) {
+    const Votes &V = Pending[Key];
+    if (V.Balanced || V.Found.empty())
+      continue;
+    const Finding &F = V.Found.front();
+    diag(F.Loc, "%0") << F.Message;
+    for (const auto &[Loc, Text] : F.Notes)
+      diag(Loc, "%0", DiagnosticIDs::Note) << Text;
+  }
+  Judged.clear();
+  Pending.clear();
+  Order.clear();
+}
+
+} // namespace dmalint::checks

@@ -1,0 +1,1609 @@
+//===- Barriers.cpp - Regular semaphores used as barriers, counted --------===//
+//
+// Three parts: an evaluator that reads an expression as a value the barrier
+// model knows (a count the same on every device, the device's position on an
+// axis moved by a constant, the counter of a loop, a device id), a walk from
+// each signal and wait up to the region that holds them all (multiplying the
+// iterations of the loops on the way), and the judgement of each semaphore.
+//
+//===----------------------------------------------------------------------===//
+#include "dmalint/Barriers.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
+#include "dmalint/Semaphores.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace clang;
+
+namespace dmalint {
+
+namespace {
+// A namespace of its own: a unity build joins every file's anonymous
+// namespace, and Values.h has a dmalint::Value too.
+namespace barriers {
+
+/// How deep the evaluator follows helper functions and variables.
+constexpr unsigned MaxDepth = 64;
+constexpr unsigned MaxHelperDepth = 4;
+
+// ------------------------------------------------------------- values ---
+
+/// What the evaluator knows of an expression.
+struct Value {
+  enum Kind {
+    Unknown,
+    /// The same on every device in one run of the function: a count.
+    Uniform,
+    /// p(me) + SizeMultiple * axis_size(Axis) + Offset (+ the counter of
+    /// OffsetLoop), where p is a bijection of the devices of Axis onto
+    /// [0, axis_size(Axis)) named Base (0: the device's own index).
+    Position,
+    /// The counter of a counted loop; AllDevices when it runs over every
+    /// device of Axis (from 0 to axis_size(Axis), by one).
+    Counter,
+    /// A mesh axis, by name ("" for the one axis of a flat rank).
+    AxisName,
+    /// A device id: none (the device itself), one value, or coordinates.
+    DeviceId,
+  };
+  Kind K = Unknown;
+  SymbolicCount Count;
+  std::string Axis;
+  unsigned Base = 0;
+  int64_t SizeMultiple = 0, Offset = 0;
+  const ForStmt *Loop = nullptr; ///< Position: OffsetLoop; Counter: its loop.
+  int64_t LoopLeast = 0;         ///< The least value of that counter.
+  /// Position: p is a different bijection in each iteration of this loop
+  /// (`(me + i) % n`), the same on every device in one iteration.
+  const ForStmt *PermutedBy = nullptr;
+  bool AllDevices = false;
+  enum IdShape { Self, Single, List } Shape = Self;
+  std::vector<Value> Coordinates;
+
+  static Value uniform(SymbolicCount C) {
+    Value V;
+    V.K = Uniform;
+    V.Count = std::move(C);
+    return V;
+  }
+  static Value axis(std::string Name) {
+    Value V;
+    V.K = AxisName;
+    V.Axis = std::move(Name);
+    return V;
+  }
+  static Value position(std::string Axis, unsigned Base) {
+    Value V;
+    V.K = Position;
+    V.Axis = std::move(Axis);
+    V.Base = Base;
+    return V;
+  }
+  static Value deviceId(IdShape Shape, std::vector<Value> Coordinates = {}) {
+    Value V;
+    V.K = DeviceId;
+    V.Shape = Shape;
+    V.Coordinates = std::move(Coordinates);
+    return V;
+  }
+  bool known() const { return K != Unknown; }
+  std::optional<int64_t> constant() const {
+    return K == Uniform ? Count.asConstant() : std::nullopt;
+  }
+  /// A position that is a bijection onto [0, n): not moved.
+  bool isPermutation() const {
+    return K == Position && SizeMultiple == 0 && Offset == 0 && !Loop && !PermutedBy;
+  }
+  bool isOwnIndex() const { return isPermutation() && Base == 0; }
+};
+
+/// Where an expression is evaluated: a function and what its parameters and
+/// locals are bound to (a helper's parameters to the caller's arguments).
+struct Frame {
+  const FunctionDecl *Function = nullptr;
+  const UnwrittenVariables *Vars = nullptr;
+  llvm::DenseMap<const VarDecl *, Value> Bindings;
+  bool Top = false; ///< The function being judged (its loops and locals are followed).
+  unsigned HelperDepth = 0;
+};
+
+/// A counted `for` loop.
+struct LoopInfo {
+  const VarDecl *Counter = nullptr;
+  SymbolicCount Trip;
+  bool Increasing = true;
+  std::optional<int64_t> Least; ///< The counter's first value, when constant.
+  std::optional<std::string> AllDevicesAxis;
+};
+
+bool isRead(const DeclRefExpr *DRE, const ParentMap &PM) {
+  const Stmt *Parent = PM.getParent(DRE);
+  while (const auto *Paren = dyn_cast_or_null<ParenExpr>(Parent))
+    Parent = PM.getParent(Paren);
+  const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+  return Cast && Cast->getCastKind() == CK_LValueToRValue;
+}
+
+/// True when \p V is mentioned in \p S other than by reading its value.
+bool writtenIn(const VarDecl *V, const Stmt *S, const ParentMap &PM) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (DRE->getDecl() == V && !isRead(DRE, PM))
+      return true;
+  for (const Stmt *Child : S->children())
+    if (writtenIn(V, Child, PM))
+      return true;
+  return false;
+}
+
+const VarDecl *referencedVar(const Expr *E) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
+// ---------------------------------------------------------- evaluator ---
+
+class Evaluator {
+public:
+  Evaluator(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,
+            const UnwrittenVariables &Vars, const ParentMap &PM, AtomTable &Atoms)
+      : Ctx(Ctx), Api(Api), PM(PM), Atoms(Atoms) {
+    TopFrame.Function = &FD;
+    TopFrame.Vars = &Vars;
+    TopFrame.Top = true;
+  }
+
+  Value eval(const Expr *E) { return eval(E, TopFrame, 0); }
+  Value deviceId(const Expr *E) { return deviceId(E, TopFrame, 0); }
+
+  /// The loop \p For as a counted loop, if it is one.
+  const std::optional<LoopInfo> &loop(const ForStmt *For) {
+    auto [It, Inserted] = Loops.try_emplace(For);
+    if (Inserted)
+      It->second = countLoop(For);
+    return It->second;
+  }
+
+  /// "p < Threshold ? Below : Above" recognised as a rotation of the
+  /// positions of one axis, given the condition and the two values.
+  Value wrap(const Expr *Cond, const Frame &F, unsigned Depth, const Value &IfTrue,
+             const Value &IfFalse, const void *Site);
+
+  /// The atom of the extent of \p Axis.
+  unsigned sizeAtom(const std::string &Axis, const std::string &Spelling) {
+    if (auto It = SizeAtoms.find(Axis); It != SizeAtoms.end())
+      return It->second;
+    unsigned Id = Atoms.intern("axis-size:" + Axis, Spelling);
+    Atoms.boundBelow(Id, 1); // An axis has at least one device.
+    SizeAtoms[Axis] = Id;
+    AxisOfSizeAtom[Id] = Axis;
+    return Id;
+  }
+  /// The atom of the extent of \p Axis, if a count has named it.
+  std::optional<unsigned> knownSizeAtom(const std::string &Axis) const {
+    auto It = SizeAtoms.find(Axis);
+    return It == SizeAtoms.end() ? std::nullopt : std::optional<unsigned>(It->second);
+  }
+
+  /// The axes that device-id helpers evaluated so far have asked about.
+  const llvm::StringSet<> &helperAxes() const { return HelperAxes; }
+
+private:
+  Value eval(const Expr *E, const Frame &F, unsigned Depth);
+  Value deviceId(const Expr *E, const Frame &F, unsigned Depth);
+  Value variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth);
+  Value call(const CallExpr *Call, const Frame &F, unsigned Depth, bool WantDeviceId);
+  Value add(const Value &A, const Value &B, bool Subtract);
+  Value remainder(const Value &A, const Value &B, const void *Site);
+  Value conditional(const ConditionalOperator *CO, const Frame &F, unsigned Depth);
+  /// A local variable written after its initialisation only by statements
+  /// of its own block, each `v = e`, `v op= e`, `++v` or `if (c)` one of
+  /// those, all before \p Use: its value there.
+  Value writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Frame &F, unsigned Depth);
+  Value applyWrite(const Stmt *S, const VarDecl *V, const Value &Old, const Frame &F,
+                   unsigned Depth);
+  std::optional<LoopInfo> countLoop(const ForStmt *For);
+  const UnwrittenVariables &varsOf(const FunctionDecl *Helper) {
+    auto &Slot = HelperVars[Helper];
+    if (!Slot)
+      Slot = std::make_unique<UnwrittenVariables>(*Helper, Api);
+    return *Slot;
+  }
+  /// The name of the permutation made at \p Site from \p From.
+  unsigned baseOf(const void *Site, const Value &From) {
+    auto Key = std::make_tuple(Site, From.Axis, From.Base, From.SizeMultiple, From.Offset,
+                               static_cast<const void *>(From.Loop ? From.Loop : From.PermutedBy));
+    auto [It, Inserted] = Bases.try_emplace(Key, Bases.size() + 1);
+    return It->second;
+  }
+  /// Splits \p C into `k * axis_size(Axis) + c`, when it is one.
+  bool sizeAndConstant(const SymbolicCount &C, const std::string &Axis, int64_t &K,
+                       int64_t &Constant);
+
+  ASTContext &Ctx;
+  const ApiIndex &Api;
+  const ParentMap &PM;
+  AtomTable &Atoms;
+  Frame TopFrame;
+  llvm::DenseMap<const ForStmt *, std::optional<LoopInfo>> Loops;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<UnwrittenVariables>> HelperVars;
+  std::map<std::tuple<const void *, std::string, unsigned, int64_t, int64_t, const void *>,
+           unsigned>
+      Bases;
+  llvm::DenseSet<unsigned> NamedAtoms; ///< Atoms respelled by a variable's name.
+  std::map<std::string, unsigned> SizeAtoms;
+  llvm::DenseMap<unsigned, std::string> AxisOfSizeAtom;
+  llvm::StringSet<> HelperAxes;
+};
+
+/// \p E without parentheses, implicit casts and casts between integer types.
+const Expr *bareInteger(const Expr *E) {
+  while (E) {
+    if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E)) {
+      E = DA->getExpr();
+      continue;
+    }
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Next);
+        Cast && Cast->getType()->isIntegralOrEnumerationType() &&
+        Cast->getSubExpr()->getType()->isIntegralOrEnumerationType())
+      Next = Cast->getSubExpr();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
+  E = bareInteger(E);
+  if (!E || Depth > MaxDepth || E->isValueDependent() || E->isTypeDependent())
+    return {};
+  if (const auto *SL = dyn_cast<StringLiteral>(E))
+    return SL->getCharByteWidth() == 1 ? Value::axis(SL->getString().str()) : Value();
+  if (E->getType()->isIntegralOrEnumerationType())
+    if (std::optional<int64_t> C = constantInt(E, Ctx))
+      return Value::uniform(SymbolicCount::constant(*C));
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return variable(DRE, F, Depth + 1);
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return call(Call, F, Depth + 1, /*WantDeviceId=*/false);
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    Value Sub = eval(UO->getSubExpr(), F, Depth + 1);
+    if (UO->getOpcode() == UO_Plus)
+      return Sub;
+    if (UO->getOpcode() == UO_Minus && Sub.K == Value::Uniform)
+      return Value::uniform(SymbolicCount() - Sub.Count);
+    // `!right` of a helper's constant argument.
+    if (std::optional<int64_t> C = Sub.constant(); C && UO->getOpcode() == UO_LNot)
+      return Value::uniform(SymbolicCount::constant(*C == 0));
+    return {};
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    switch (BO->getOpcode()) {
+    case BO_Add:
+    case BO_Sub:
+      return add(eval(BO->getLHS(), F, Depth + 1), eval(BO->getRHS(), F, Depth + 1),
+                 BO->getOpcode() == BO_Sub);
+    case BO_Mul: {
+      Value L = eval(BO->getLHS(), F, Depth + 1), R = eval(BO->getRHS(), F, Depth + 1);
+      if (L.K == Value::Uniform && R.K == Value::Uniform)
+        return Value::uniform(L.Count * R.Count);
+      return {};
+    }
+    case BO_Rem:
+      return remainder(eval(BO->getLHS(), F, Depth + 1), eval(BO->getRHS(), F, Depth + 1), BO);
+    default:
+      return {};
+    }
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+    return conditional(CO, F, Depth + 1);
+  return {};
+}
+
+Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth) {
+  if (const auto *ECD = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
+    return Value::uniform(SymbolicCount::constant(ECD->getInitVal().getSExtValue()));
+  const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+  if (!V)
+    return {};
+  if (auto It = F.Bindings.find(V); It != F.Bindings.end())
+    return It->second;
+  if (V->getType()->isReferenceType())
+    return {};
+  // A constant of namespace or class scope: an axis name, a count.
+  if (!V->hasLocalStorage()) {
+    if (V->getInit() && (V->isConstexpr() || V->getType().isConstQualified()))
+      return eval(V->getInit(), F, Depth + 1);
+    return {};
+  }
+  if (V->getDeclContext() != F.Function)
+    return {}; // A lambda's or a block's variable.
+  if (const auto *Param = dyn_cast<ParmVarDecl>(V)) {
+    // A parameter of the judged function is an atom; a helper's is bound.
+    if (!F.Top || !F.Vars->unwritten(Param) ||
+        !Param->getType()->isIntegralOrEnumerationType())
+      return {};
+    unsigned Id = Atoms.intern("var:" + std::to_string(reinterpret_cast<uintptr_t>(
+                                            Param->getCanonicalDecl())),
+                               Param->getName().str());
+    return Value::uniform(SymbolicCount::atom(Id));
+  }
+  if (V->isStaticLocal())
+    return {};
+  // Unwritten, or const: a device id passed by reference to a signal is
+  // not a write, but UnwrittenVariables cannot tell.
+  if ((F.Vars->unwritten(V) || V->getType().isConstQualified()) && V->getInit()) {
+    Value Init = V->getType()->isIntegralOrEnumerationType() || V->getType()->isPointerType()
+                     ? eval(V->getInit(), F, Depth + 1)
+                     : deviceId(V->getInit(), F, Depth + 1);
+    // A count read through a variable is written by the variable's name.
+    if (Init.K == Value::Uniform && V->getIdentifier())
+      if (std::optional<unsigned> Atom = Init.Count.asAtom();
+          Atom && NamedAtoms.insert(*Atom).second)
+        Atoms.respell(*Atom, V->getName().str());
+    return Init;
+  }
+  if (!F.Top)
+    return {};
+  // The counter of a counted loop, declared in its init.
+  for (const Stmt *S = PM.getParent(DRE); S; S = PM.getParent(S)) {
+    const auto *For = dyn_cast<ForStmt>(S);
+    if (!For)
+      continue;
+    const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+    if (!Init || !Init->isSingleDecl() || Init->getSingleDecl() != V)
+      continue;
+    const std::optional<LoopInfo> &L = loop(For);
+    if (!L || !L->Increasing || !L->Least)
+      return {};
+    Value Counter;
+    Counter.K = Value::Counter;
+    Counter.Loop = For;
+    Counter.LoopLeast = *L->Least;
+    if (L->AllDevicesAxis) {
+      Counter.AllDevices = true;
+      Counter.Axis = *L->AllDevicesAxis;
+    }
+    return Counter;
+  }
+  if (V->getType()->isIntegralOrEnumerationType())
+    return writtenLocal(V, DRE, F, Depth + 1);
+  return {};
+}
+
+Value Evaluator::call(const CallExpr *Call, const Frame &F, unsigned Depth, bool WantDeviceId) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || isa<CXXMethodDecl>(Callee))
+    return {};
+  if (AxisQuery Query = Api.axisQueryOf(Callee); Query != AxisQuery::None) {
+    std::string Axis;
+    if (Call->getNumArgs() > 0) {
+      Value Name = eval(Call->getArg(0), F, Depth + 1);
+      if (Name.K != Value::AxisName)
+        return {};
+      Axis = Name.Axis;
+    }
+    if (!F.Top)
+      HelperAxes.insert(Axis);
+    if (Query == AxisQuery::Index)
+      return Value::position(Axis, 0);
+    std::string Spelled = spelling(Call, Ctx);
+    if (Spelled.empty())
+      Spelled = Callee->getName().str() + (Call->getNumArgs() ? "(\"" + Axis + "\")" : "()");
+    return Value::uniform(SymbolicCount::atom(sizeAtom(Axis, Spelled)));
+  }
+  if (Api.roleOf(Callee) == ApiRole::DeviceQuery) {
+    // program_id(0): one atom per query and constant arguments.
+    std::string Key = "query:" + Callee->getQualifiedNameAsString();
+    for (const Expr *Arg : Call->arguments()) {
+      Value A = eval(Arg, F, Depth + 1);
+      if (std::optional<int64_t> C = A.constant())
+        Key += ":" + std::to_string(*C);
+      else if (A.K == Value::AxisName)
+        Key += ":\"" + A.Axis + "\"";
+      else
+        return {};
+    }
+    std::string Spelled = spelling(Call, Ctx);
+    if (Spelled.empty())
+      Spelled = Callee->getName().str();
+    return Value::uniform(SymbolicCount::atom(Atoms.intern(Key, Spelled)));
+  }
+  // A helper of the translation unit that returns an expression of its
+  // parameters: evaluated with them bound to the arguments.
+  const FunctionDecl *Def = Callee->getDefinition();
+  if (!Def || !Def->hasBody() || Def->isVariadic() || Def->isDependentContext() ||
+      F.HelperDepth >= MaxHelperDepth || Def->getNumParams() != Call->getNumArgs())
+    return {};
+  const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+  if (!Body || Body->body_empty())
+    return {};
+  const auto *Return = dyn_cast<ReturnStmt>(Body->body_back());
+  if (!Return || !Return->getRetValue())
+    return {};
+  for (const Stmt *S : Body->body())
+    if (S != Return && !isa<DeclStmt>(S))
+      return {}; // Branches, loops, other effects: not an expression.
+  Frame Helper;
+  Helper.Function = Def;
+  Helper.Vars = &varsOf(Def);
+  Helper.HelperDepth = F.HelperDepth + 1;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I) {
+    const ParmVarDecl *Param = Def->getParamDecl(I);
+    QualType T = Param->getType().getNonReferenceType();
+    if (!Helper.Vars->unwritten(Param))
+      return {};
+    Value Arg = T->isIntegralOrEnumerationType() || T->isPointerType()
+                    ? eval(Call->getArg(I), F, Depth + 1)
+                    : deviceId(Call->getArg(I), F, Depth + 1);
+    Helper.Bindings[Param] = std::move(Arg);
+  }
+  QualType Result = Def->getReturnType().getNonReferenceType();
+  if (WantDeviceId || !Result->isIntegralOrEnumerationType())
+    return deviceId(Return->getRetValue(), Helper, Depth + 1);
+  return eval(Return->getRetValue(), Helper, Depth + 1);
+}
+
+bool Evaluator::sizeAndConstant(const SymbolicCount &C, const std::string &Axis, int64_t &K,
+                                int64_t &Constant) {
+  K = 0;
+  Constant = 0;
+  for (auto &[M, Coefficient] : C.terms()) {
+    if (M.empty())
+      Constant = Coefficient;
+    else if (M.size() == 1 && M.front() == knownSizeAtom(Axis))
+      K = Coefficient;
+    else
+      return false;
+  }
+  return true;
+}
+
+Value Evaluator::add(const Value &A, const Value &B, bool Subtract) {
+  if (A.K == Value::Uniform && B.K == Value::Uniform)
+    return Value::uniform(Subtract ? A.Count - B.Count : A.Count + B.Count);
+  // A position moved by a count: by a constant, or by whole axis extents.
+  auto Move = [&](const Value &P, const SymbolicCount &By) -> Value {
+    int64_t K, C;
+    if (!sizeAndConstant(By, P.Axis, K, C))
+      return {};
+    Value Out = P;
+    Out.SizeMultiple += K;
+    Out.Offset += C;
+    return Out;
+  };
+  if (A.K == Value::Position && B.K == Value::Uniform)
+    return Move(A, Subtract ? SymbolicCount() - B.Count : B.Count);
+  if (A.K == Value::Uniform && B.K == Value::Position && !Subtract)
+    return Move(B, A.Count);
+  // A position moved by the counter of a loop that every device runs alike
+  // (`(me + i) % n`): a rotation by a different amount in each iteration.
+  auto MoveByCounter = [](const Value &P, const Value &Counter) -> Value {
+    if (P.Loop || P.PermutedBy)
+      return {};
+    Value Out = P;
+    Out.Loop = Counter.Loop;
+    Out.LoopLeast = Counter.LoopLeast;
+    return Out;
+  };
+  if (A.K == Value::Position && B.K == Value::Counter && !Subtract)
+    return MoveByCounter(A, B);
+  if (A.K == Value::Counter && B.K == Value::Position && !Subtract)
+    return MoveByCounter(B, A);
+  return {};
+}
+
+Value Evaluator::remainder(const Value &A, const Value &B, const void *Site) {
+  if (A.K != Value::Position || B.K != Value::Uniform)
+    return {};
+  std::optional<unsigned> Divisor = B.Count.asAtom();
+  if (!Divisor || Divisor != knownSizeAtom(A.Axis))
+    return {};
+  // p + k * n + c is never negative when k >= 0 and 2k + c >= 0 (for n >= 2;
+  // with one device every remainder is 0): the remainder is then a rotation.
+  int64_t Least = 2 * A.SizeMultiple + A.Offset + (A.Loop ? A.LoopLeast : 0);
+  if (A.SizeMultiple < 0 || Least < 0 || (A.Loop && A.PermutedBy))
+    return {};
+  Value Out = Value::position(A.Axis, baseOf(Site, A));
+  Out.PermutedBy = A.Loop ? A.Loop : A.PermutedBy;
+  return Out;
+}
+
+Value Evaluator::conditional(const ConditionalOperator *CO, const Frame &F, unsigned Depth) {
+  Value Cond = eval(CO->getCond(), F, Depth + 1);
+  if (std::optional<int64_t> C = Cond.constant())
+    return *C ? eval(CO->getTrueExpr(), F, Depth + 1) : eval(CO->getFalseExpr(), F, Depth + 1);
+  return wrap(CO->getCond(), F, Depth + 1, eval(CO->getTrueExpr(), F, Depth + 1),
+              eval(CO->getFalseExpr(), F, Depth + 1), CO);
+}
+
+Value Evaluator::wrap(const Expr *CondExpr, const Frame &F, unsigned Depth,
+                      const Value &TrueValue, const Value &FalseValue, const void *Site) {
+  const auto *Cmp = dyn_cast<BinaryOperator>(bareInteger(CondExpr));
+  if (!Cmp || !Cmp->isComparisonOp())
+    return {};
+  Value L = eval(Cmp->getLHS(), F, Depth + 1), R = eval(Cmp->getRHS(), F, Depth + 1);
+  BinaryOperatorKind Op = Cmp->getOpcode();
+  if (L.K == Value::Uniform && R.K == Value::Position) {
+    std::swap(L, R);
+    Op = BinaryOperator::reverseComparisonOp(Op);
+  }
+  if (L.K != Value::Position || R.K != Value::Uniform || L.Loop || L.PermutedBy)
+    return {};
+  // p + kL n + cL  op  U   <=>   p  op  U - kL n - cL = kT n + cT.
+  int64_t KT, CT;
+  if (!sizeAndConstant(R.Count, L.Axis, KT, CT))
+    return {};
+  KT -= L.SizeMultiple;
+  CT -= L.Offset;
+  // As "p < T ? Below : Above" (p is in [0, n)).
+  Value Below = TrueValue, Above = FalseValue;
+  switch (Op) {
+  case BO_LT:
+    break;
+  case BO_LE:
+    ++CT;
+    break;
+  case BO_GT:
+    ++CT;
+    std::swap(Below, Above);
+    break;
+  case BO_GE:
+    std::swap(Below, Above);
+    break;
+  case BO_EQ:
+  case BO_NE:
+    // p == 0 is p < 1; p == n - 1 is p >= n - 1.
+    if (KT == 0 && CT == 0)
+      CT = 1;
+    else if (KT == 1 && CT == -1)
+      std::swap(Below, Above);
+    else
+      return {};
+    if (Op == BO_NE)
+      std::swap(Below, Above);
+    break;
+  default:
+    return {};
+  }
+  // Where the condition leaves p one value, a count is a position too:
+  // `p == n - 1 ? 0 : p + 1` gives 0 = p - n + 1 where p is n - 1.
+  auto AtPoint = [&](Value &V, int64_t KP, int64_t CP) {
+    int64_t K, C;
+    if (V.K != Value::Uniform || !sizeAndConstant(V.Count, L.Axis, K, C))
+      return;
+    V = Value::position(L.Axis, L.Base);
+    V.SizeMultiple = K - KP;
+    V.Offset = C - CP;
+  };
+  if (KT == 0 && CT == 1)
+    AtPoint(Below, 0, 0);
+  else if (KT == 1 && CT == -1)
+    AtPoint(Above, 1, -1);
+  for (const Value *V : {&Below, &Above})
+    if (V->K != Value::Position || V->Loop || V->PermutedBy || V->Axis != L.Axis ||
+        V->Base != L.Base)
+      return {};
+  // A rotation by c > 0 is p + c below n - c and p + c - n from there; by
+  // c < 0, p + c + n below -c and p + c from there. (A mesh smaller than |c|
+  // has no device at some of those ids: the kernel cannot run there.)
+  bool Rotation = false;
+  if (KT == 1 && CT < 0) {
+    int64_t C = -CT;
+    Rotation = Below.SizeMultiple == 0 && Below.Offset == C && Above.SizeMultiple == -1 &&
+               Above.Offset == C;
+  } else if (KT == 0 && CT > 0) {
+    int64_t C = -CT;
+    Rotation = Below.SizeMultiple == 1 && Below.Offset == C && Above.SizeMultiple == 0 &&
+               Above.Offset == C;
+  }
+  if (!Rotation)
+    return {};
+  Value From = Below;
+  From.SizeMultiple = From.Offset = 0;
+  return Value::position(L.Axis, baseOf(Site, From));
+}
+
+Value Evaluator::writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Frame &F,
+                              unsigned Depth) {
+  if (!V->getInit() || V->isStaticLocal())
+    return {};
+  // Its declaration is a statement of a block; every write is a later
+  // statement of that block, before the statement that holds Use.
+  const Stmt *Decl = nullptr;
+  for (const Stmt *S = PM.getParent(V->getInit()); S; S = PM.getParent(S))
+    if (isa<DeclStmt>(S)) {
+      Decl = S;
+      break;
+    }
+  const auto *Block = Decl ? dyn_cast_or_null<CompoundStmt>(PM.getParent(Decl)) : nullptr;
+  if (!Block || !cast<DeclStmt>(Decl)->isSingleDecl())
+    return {};
+  const Stmt *UseStatement = Use;
+  while (UseStatement && PM.getParent(UseStatement) != Block)
+    UseStatement = PM.getParent(UseStatement);
+  if (!UseStatement)
+    return {};
+  // The writes, in order; any write elsewhere leaves the value unknown.
+  llvm::SmallVector<const Stmt *, 4> Writes;
+  bool After = false, Done = false;
+  for (const Stmt *S : Block->body()) {
+    if (S == Decl) {
+      After = true;
+      continue;
+    }
+    if (S == UseStatement)
+      Done = true;
+    if (!writtenIn(V, S, PM))
+      continue;
+    if (!After || Done)
+      return {};
+    Writes.push_back(S);
+  }
+  if (writtenIn(V, V->getInit(), PM))
+    return {};
+  Value Current = eval(V->getInit(), F, Depth + 1);
+  for (const Stmt *S : Writes) {
+    Current = applyWrite(S, V, Current, F, Depth + 1);
+    if (!Current.known())
+      return {};
+  }
+  return Current;
+}
+
+Value Evaluator::applyWrite(const Stmt *S, const VarDecl *V, const Value &Old, const Frame &F,
+                            unsigned Depth) {
+  Frame Inner = F;
+  Inner.Bindings[V] = Old;
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    if (If->getElse() || If->getInit() || If->getConditionVariable() || If->isConstexpr())
+      return {};
+    const Stmt *Then = If->getThen();
+    if (const auto *Block = dyn_cast<CompoundStmt>(Then)) {
+      if (Block->size() != 1)
+        return {};
+      Then = Block->body_front();
+    }
+    if (isa<IfStmt>(Then))
+      return {};
+    Value New = applyWrite(Then, V, Old, F, Depth + 1);
+    Value Cond = eval(If->getCond(), Inner, Depth + 1);
+    if (std::optional<int64_t> C = Cond.constant())
+      return *C ? New : Old;
+    return wrap(If->getCond(), Inner, Depth + 1, New, Old, If);
+  }
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return {};
+  E = E->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->isIncrementDecrementOp() &&
+                                                   referencedVar(UO->getSubExpr()) == V)
+    return add(Old, Value::uniform(SymbolicCount::constant(1)), UO->isDecrementOp());
+  const auto *BO = dyn_cast<BinaryOperator>(E);
+  if (!BO || !BO->isAssignmentOp() || referencedVar(BO->getLHS()) != V ||
+      writtenIn(V, BO->getRHS(), PM))
+    return {};
+  Value RHS = eval(BO->getRHS(), Inner, Depth + 1);
+  switch (BO->getOpcode()) {
+  case BO_Assign:
+    return RHS;
+  case BO_AddAssign:
+  case BO_SubAssign:
+    return add(Old, RHS, BO->getOpcode() == BO_SubAssign);
+  case BO_RemAssign:
+    return remainder(Old, RHS, BO);
+  default:
+    return {};
+  }
+}
+
+Value Evaluator::deviceId(const Expr *E, const Frame &F, unsigned Depth) {
+  if (!E || Depth > MaxDepth)
+    return {};
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+    E = DA->getExpr();
+  E = stripWrappers(E);
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return {};
+  QualType T = E->getType();
+  if (const auto *RD = T->getAsCXXRecordDecl();
+      RD && RD->getIdentifier() && RD->getName() == "nullopt_t" && RD->isInStdNamespace())
+    return Value::deviceId(Value::Self);
+  if (T->isIntegralOrEnumerationType()) {
+    Value V = eval(E, F, Depth + 1);
+    return V.known() ? Value::deviceId(Value::Single, {V}) : Value();
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    return deviceId(UO->getSubExpr(), F, Depth + 1);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    if (isStdOptional(CE->getType()))
+      return CE->getNumArgs() == 0 ? Value::deviceId(Value::Self)
+                                   : deviceId(CE->getArg(CE->getNumArgs() - 1), F, Depth + 1);
+    if (!Api.isDeviceIdType(CE->getType()) || CE->getNumArgs() != 1)
+      return {};
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(stripWrappers(CE->getArg(0)))) {
+      const auto *Inits = dyn_cast<InitListExpr>(stripWrappers(List->getSubExpr()));
+      if (!Inits)
+        return {};
+      std::vector<Value> Coordinates;
+      for (const Expr *Init : Inits->inits()) {
+        Coordinates.push_back(eval(Init, F, Depth + 1));
+        if (!Coordinates.back().known())
+          return {};
+      }
+      return Value::deviceId(Value::List, std::move(Coordinates));
+    }
+    return deviceId(CE->getArg(0), F, Depth + 1);
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && Callee->getIdentifier() && Callee->getName() == "make_optional" &&
+        Callee->isInStdNamespace() && Call->getNumArgs() == 1)
+      return deviceId(Call->getArg(0), F, Depth + 1);
+    Value V = call(Call, F, Depth + 1, /*WantDeviceId=*/true);
+    return V.K == Value::DeviceId ? V : Value();
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    Value V = variable(DRE, F, Depth + 1);
+    return V.K == Value::DeviceId ? V : Value();
+  }
+  return {};
+}
+
+std::optional<LoopInfo> Evaluator::countLoop(const ForStmt *For) {
+  const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+  const auto *Counter = Init && Init->isSingleDecl() ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                                                     : nullptr;
+  if (!Counter || !Counter->getInit() || !Counter->getType()->isIntegralOrEnumerationType() ||
+      For->getConditionVariable() || !For->getCond() || !For->getInc() ||
+      writtenIn(Counter, For->getBody(), PM) || writtenIn(Counter, For->getCond(), PM))
+    return std::nullopt;
+  // The step: ++i, i++, i += 1, i = i + 1 (or the same downwards).
+  std::optional<bool> Up;
+  const Expr *Inc = For->getInc()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(Inc);
+      UO && UO->isIncrementDecrementOp() && referencedVar(UO->getSubExpr()) == Counter) {
+    Up = UO->isIncrementOp();
+  } else if (const auto *BO = dyn_cast<BinaryOperator>(Inc);
+             BO && referencedVar(BO->getLHS()) == Counter) {
+    std::optional<int64_t> Step;
+    if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign) {
+      Step = constantInt(BO->getRHS(), Ctx);
+      if (Step && BO->getOpcode() == BO_SubAssign)
+        Step = -*Step;
+    } else if (BO->getOpcode() == BO_Assign) {
+      const auto *Sum = dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParenImpCasts());
+      if (Sum && (Sum->getOpcode() == BO_Add || Sum->getOpcode() == BO_Sub) &&
+          referencedVar(Sum->getLHS()) == Counter) {
+        Step = constantInt(Sum->getRHS(), Ctx);
+        if (Step && Sum->getOpcode() == BO_Sub)
+          Step = -*Step;
+      }
+    }
+    if (Step && (*Step == 1 || *Step == -1))
+      Up = *Step == 1;
+  }
+  if (!Up)
+    return std::nullopt;
+  const auto *Cond = dyn_cast<BinaryOperator>(bareInteger(For->getCond()));
+  if (!Cond || !Cond->isComparisonOp())
+    return std::nullopt;
+  BinaryOperatorKind Op = Cond->getOpcode();
+  const Expr *Bound = Cond->getRHS();
+  if (referencedVar(Cond->getLHS()) != Counter) {
+    if (referencedVar(Cond->getRHS()) != Counter)
+      return std::nullopt;
+    Bound = Cond->getLHS();
+    Op = BinaryOperator::reverseComparisonOp(Op);
+  }
+  Value First = eval(Counter->getInit(), TopFrame, 0);
+  Value Limit = eval(Bound, TopFrame, 0);
+  if (First.K != Value::Uniform || Limit.K != Value::Uniform)
+    return std::nullopt;
+  LoopInfo L;
+  L.Counter = Counter;
+  L.Increasing = *Up;
+  SymbolicCount Span;
+  if (*Up && (Op == BO_LT || Op == BO_NE))
+    Span = Limit.Count - First.Count;
+  else if (*Up && Op == BO_LE)
+    Span = Limit.Count - First.Count + SymbolicCount::constant(1);
+  else if (!*Up && (Op == BO_GT || Op == BO_NE))
+    Span = First.Count - Limit.Count;
+  else if (!*Up && Op == BO_GE)
+    Span = First.Count - Limit.Count + SymbolicCount::constant(1);
+  else
+    return std::nullopt;
+  // A constant loop that would not run runs zero times; a symbolic one is
+  // judged only where its count is provably not negative.
+  if (std::optional<int64_t> C = Span.asConstant())
+    Span = SymbolicCount::constant(std::max<int64_t>(*C, 0));
+  L.Trip = Span;
+  if (*Up)
+    L.Least = First.constant();
+  if (std::optional<unsigned> Atom = Limit.Count.asAtom();
+      Atom && *Up && First.constant() == 0 && (Op == BO_LT || Op == BO_NE))
+    if (auto It = AxisOfSizeAtom.find(*Atom); It != AxisOfSizeAtom.end())
+      L.AllDevicesAxis = It->second;
+  return L;
+}
+
+// ------------------------------------------------------------- scan ---
+
+/// One signal or wait of the function.
+struct BarrierCall {
+  const CallExpr *Call = nullptr;
+  bool Signal = false;
+  const SemaphoreCallUse *Use = nullptr;
+  bool InLambda = false;
+  const Expr *SemaphoreArg = nullptr;
+  std::optional<SemaphoreName> Name;
+};
+
+/// One walk of the body: the barrier calls, every mention of a variable, the
+/// axis queries, the functions called, and whether there is a goto.
+class BodyScan : public RecursiveASTVisitor<BodyScan> {
+  using Base = RecursiveASTVisitor<BodyScan>;
+
+public:
+  explicit BodyScan(const ApiIndex &Api) : Api(Api) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    ++InLambda;
+    bool Result = Base::TraverseLambdaExpr(L);
+    --InLambda;
+    return Result;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return true;
+    if (!Api.mayName(Callee)) {
+      Called.insert(Callee);
+      return true;
+    }
+    if (const SemaphoreCallUse *Use = Api.semaphoreSignalOf(Callee))
+      Calls.push_back({Call, true, Use, InLambda > 0});
+    else if (const SemaphoreCallUse *Use = Api.semaphoreWaitOf(Callee))
+      Calls.push_back({Call, false, Use, InLambda > 0});
+    else if (Api.axisQueryOf(Callee) != AxisQuery::None)
+      AxisQueries.push_back(Call);
+    else
+      Called.insert(Callee);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      Mentions[V->getCanonicalDecl()].push_back(DRE);
+    return true;
+  }
+  bool VisitGotoStmt(GotoStmt *) { return !(HasGoto = true); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return !(HasGoto = true); }
+
+  std::vector<BarrierCall> Calls;
+  std::vector<const CallExpr *> AxisQueries;
+  llvm::SetVector<const FunctionDecl *> Called;
+  llvm::DenseMap<const VarDecl *, std::vector<const DeclRefExpr *>> Mentions;
+  bool HasGoto = false;
+
+private:
+  const ApiIndex &Api;
+  unsigned InLambda = 0;
+};
+
+/// The axis queries of the functions a function calls, directly or not
+/// (their axes named by a constant: a query of a parameter asks about what
+/// the caller passes, which the caller's own queries name).
+class CalleeAxes : public RecursiveASTVisitor<CalleeAxes> {
+public:
+  CalleeAxes(const ApiIndex &Api, const SourceManager &SM, llvm::StringSet<> &Axes)
+      : Api(Api), SM(SM), Axes(Axes) {}
+
+  /// Reads the bodies of \p Callees and of what they call, up to a bound.
+  void scan(llvm::ArrayRef<const FunctionDecl *> Callees) {
+    for (const FunctionDecl *Callee : Callees)
+      enqueue(Callee);
+    for (size_t I = 0; I < Queue.size() && I < MaxFunctions; ++I)
+      TraverseStmt(Queue[I]->getBody());
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return true;
+    if (Api.axisQueryOf(Callee) == AxisQuery::None) {
+      enqueue(Callee);
+      return true;
+    }
+    if (Call->getNumArgs() == 0) {
+      Axes.insert("");
+      return true;
+    }
+    const Expr *Arg = Call->getArg(0)->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+          V && !V->hasLocalStorage() && V->getInit() &&
+          (V->isConstexpr() || V->getType().isConstQualified()))
+        Arg = V->getInit()->IgnoreParenImpCasts();
+    if (const auto *SL = dyn_cast<StringLiteral>(Arg); SL && SL->getCharByteWidth() == 1)
+      Axes.insert(SL->getString());
+    return true;
+  }
+
+private:
+  static constexpr size_t MaxFunctions = 64;
+  void enqueue(const FunctionDecl *Callee) {
+    const FunctionDecl *Def = Callee->getDefinition();
+    if (Def && Def->hasBody() && !SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())) &&
+        Seen.insert(Def).second)
+      Queue.push_back(Def);
+  }
+
+  const ApiIndex &Api;
+  const SourceManager &SM;
+  llvm::StringSet<> &Axes;
+  llvm::DenseSet<const FunctionDecl *> Seen;
+  std::vector<const FunctionDecl *> Queue;
+};
+
+// ------------------------------------------------------------ counting ---
+
+/// How often one call runs in one run of its region, and the loops on the way.
+struct PathCount {
+  SymbolicCount Runs = SymbolicCount::constant(1);
+  llvm::SmallVector<std::pair<const ForStmt *, SymbolicCount>, 2> Factors;
+};
+
+/// A loop over every device of an axis that skips the device itself, or
+/// runs something only for it: `d != me` / `d == me`.
+struct SelfTest {
+  const ForStmt *Loop = nullptr;
+  bool Equal = false; ///< `d == me`.
+};
+
+class RegionCounter {
+public:
+  RegionCounter(Evaluator &Eval, const ParentMap &PM, ASTContext &Ctx)
+      : Eval(Eval), PM(PM), Ctx(Ctx) {}
+
+  /// How often \p Call runs per run of \p Region, an ancestor of it.
+  std::optional<PathCount> count(const Stmt *Call, const Stmt *Region);
+  /// True when nothing in \p Region can leave it, or skip to another
+  /// iteration of a loop on the way to a call, between the first and the last
+  /// of \p Calls.
+  bool noEarlyExit(const Stmt *Region, llvm::ArrayRef<const Stmt *> Calls);
+
+  /// The symbolic iteration counts that count() multiplied by: each must
+  /// be provably not negative for the counts to be exact.
+  std::vector<SymbolicCount> SymbolicTrips;
+
+private:
+  std::optional<SelfTest> selfTest(const Expr *Cond);
+  /// `if (d == me) continue;` in the body of \p Loop over every device.
+  const ContinueStmt *skipsItself(const Stmt *S, const ForStmt *Loop);
+  /// \p Block is the body of this loop.
+  const ForStmt *loopOfBody(const CompoundStmt *Block) const {
+    const auto *For = dyn_cast_or_null<ForStmt>(PM.getParent(Block));
+    return For && For->getBody() == Block ? For : nullptr;
+  }
+  /// \p Later comes after \p Earlier in the block where their paths to
+  /// \p Region meet (false when they meet anywhere but in a block).
+  bool comesAfter(const Stmt *Later, const Stmt *Earlier, const Stmt *Region) const;
+
+  Evaluator &Eval;
+  const ParentMap &PM;
+  ASTContext &Ctx;
+  llvm::DenseSet<const Stmt *> RecognisedSkips;
+};
+
+std::optional<SelfTest> RegionCounter::selfTest(const Expr *Cond) {
+  const auto *Cmp = dyn_cast_or_null<BinaryOperator>(bareInteger(Cond));
+  if (!Cmp || (Cmp->getOpcode() != BO_EQ && Cmp->getOpcode() != BO_NE))
+    return std::nullopt;
+  Value L = Eval.eval(Cmp->getLHS()), R = Eval.eval(Cmp->getRHS());
+  if (R.K == Value::Counter)
+    std::swap(L, R);
+  // The counter runs over every device of the axis and the other side is a
+  // bijection onto them: exactly one iteration tests equal.
+  if (L.K != Value::Counter || !L.AllDevices || !R.isPermutation() || R.Axis != L.Axis)
+    return std::nullopt;
+  return SelfTest{L.Loop, Cmp->getOpcode() == BO_EQ};
+}
+
+const ContinueStmt *RegionCounter::skipsItself(const Stmt *S, const ForStmt *Loop) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable() || If->isConstexpr())
+    return nullptr;
+  const Stmt *Then = If->getThen();
+  if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+    Then = Block->body_front();
+  const auto *Continue = dyn_cast<ContinueStmt>(Then);
+  if (!Continue)
+    return nullptr;
+  std::optional<SelfTest> Test = selfTest(If->getCond());
+  if (!Test || !Test->Equal || Test->Loop != Loop)
+    return nullptr;
+  return Continue;
+}
+
+std::optional<PathCount> RegionCounter::count(const Stmt *Call, const Stmt *Region) {
+  PathCount Out;
+  // A test of the device itself on the way, applied at its loop: the branch
+  // for every other device runs n - 1 times, the one for itself once.
+  struct Skip {
+    const ForStmt *Loop;
+    bool Others;
+  };
+  std::optional<Skip> Pending;
+  for (const Stmt *Child = Call; Child != Region;) {
+    const Stmt *Parent = PM.getParent(Child);
+    if (!Parent)
+      return std::nullopt;
+    // Between a self test and its loop there are only blocks.
+    if (Pending && !isa<CompoundStmt>(Parent) && Parent != Pending->Loop)
+      return std::nullopt;
+    if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
+      if (const ForStmt *Loop = loopOfBody(Block))
+        for (const Stmt *S : Block->body()) {
+          if (S == Child)
+            break;
+          if (const ContinueStmt *Continue = skipsItself(S, Loop)) {
+            if (Pending)
+              return std::nullopt;
+            Pending = Skip{Loop, true};
+            RecognisedSkips.insert(Continue);
+          }
+        }
+    } else if (const auto *If = dyn_cast<IfStmt>(Parent)) {
+      if (Child != If->getThen() && Child != If->getElse())
+        return std::nullopt;
+      if (If->getInit() || If->getConditionVariable())
+        return std::nullopt;
+      bool InThen = Child == If->getThen();
+      Value Cond = Eval.eval(If->getCond());
+      if (std::optional<int64_t> C = Cond.constant()) {
+        if ((*C != 0) != InThen)
+          Out.Runs = SymbolicCount(); // The branch that never runs.
+      } else if (std::optional<SelfTest> Test = selfTest(If->getCond())) {
+        if (Pending)
+          return std::nullopt;
+        Pending = Skip{Test->Loop, Test->Equal != InThen};
+      } else {
+        return std::nullopt;
+      }
+    } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
+      if (Child != For->getBody())
+        return std::nullopt;
+      const std::optional<LoopInfo> &L = Eval.loop(For);
+      if (!L)
+        return std::nullopt;
+      SymbolicCount Factor = L->Trip;
+      if (Pending) {
+        Factor = Pending->Others ? L->Trip - SymbolicCount::constant(1)
+                                 : SymbolicCount::constant(1);
+        Pending.reset();
+      }
+      if (!L->Trip.asConstant())
+        SymbolicTrips.push_back(L->Trip);
+      Out.Runs = Out.Runs * Factor;
+      Out.Factors.push_back({For, Factor});
+    } else if (const auto *Do = dyn_cast<DoStmt>(Parent)) {
+      // do { ... } while (0): the body of a statement-like macro.
+      std::optional<int64_t> C = constantInt(Do->getCond(), Ctx);
+      if (Child != Do->getBody() || !C || *C != 0)
+        return std::nullopt;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(Parent)) {
+      if (BO->getOpcode() != BO_Comma)
+        return std::nullopt;
+    } else if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Parent)) {
+      if (!Cast->getType()->isVoidType())
+        return std::nullopt;
+    } else if (!isa<AttributedStmt, ExprWithCleanups, ParenExpr, ImplicitCastExpr, DeclStmt>(
+                   Parent)) {
+      return std::nullopt;
+    }
+    Child = Parent;
+  }
+  if (Pending)
+    return std::nullopt;
+  return Out;
+}
+
+bool RegionCounter::comesAfter(const Stmt *Later, const Stmt *Earlier,
+                               const Stmt *Region) const {
+  llvm::SmallVector<const Stmt *, 8> LaterPath, EarlierPath;
+  for (const Stmt *S = Later; S && S != Region; S = PM.getParent(S))
+    LaterPath.push_back(S);
+  for (const Stmt *S = Earlier; S && S != Region; S = PM.getParent(S))
+    EarlierPath.push_back(S);
+  LaterPath.push_back(Region);
+  EarlierPath.push_back(Region);
+  // Walk down from the region while the paths agree.
+  size_t I = LaterPath.size(), J = EarlierPath.size();
+  while (I > 1 && J > 1 && LaterPath[I - 2] == EarlierPath[J - 2]) {
+    --I;
+    --J;
+  }
+  if (I < 2 || J < 2)
+    return false; // One holds the other.
+  const auto *Block = dyn_cast<CompoundStmt>(LaterPath[I - 1]);
+  if (!Block)
+    return false;
+  const Stmt *L = LaterPath[I - 2], *E = EarlierPath[J - 2];
+  for (const Stmt *S : Block->body()) {
+    if (S == E)
+      return true; // E first, then L.
+    if (S == L)
+      return false;
+  }
+  return false;
+}
+
+bool RegionCounter::noEarlyExit(const Stmt *Region, llvm::ArrayRef<const Stmt *> Calls) {
+  // The statements that hold a call.
+  llvm::DenseSet<const Stmt *> HoldCalls;
+  for (const Stmt *Call : Calls)
+    for (const Stmt *S = Call; S && S != Region; S = PM.getParent(S))
+      HoldCalls.insert(S);
+  // A jump after every call, in no loop that holds one, leaves the region
+  // only once all its calls ran.
+  auto AfterAll = [&](const Stmt *Jump) {
+    for (const Stmt *S = PM.getParent(Jump); S && S != Region; S = PM.getParent(S))
+      if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S) && HoldCalls.contains(S))
+        return false;
+    return llvm::all_of(Calls, [&](const Stmt *Call) { return comesAfter(Jump, Call, Region); });
+  };
+  bool Harmless = true;
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S || !Harmless || isa<LambdaExpr, BlockExpr>(S))
+      return;
+    if (isa<CXXThrowExpr, GotoStmt, IndirectGotoStmt, CoreturnStmt, CoyieldExpr>(S)) {
+      Harmless = false;
+      return;
+    }
+    if (isa<ReturnStmt>(S)) {
+      Harmless = AfterAll(S);
+      return;
+    }
+    if (isa<BreakStmt, ContinueStmt>(S)) {
+      // Its target: the innermost loop (or, for break, switch) around it.
+      const Stmt *Target = nullptr;
+      for (const Stmt *P = PM.getParent(S); P && !Target; P = PM.getParent(P)) {
+        if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P) ||
+            (isa<BreakStmt>(S) && isa<SwitchStmt>(P)))
+          Target = P;
+        if (P == Region)
+          break;
+      }
+      bool InsideRegion = false;
+      for (const Stmt *P = Target; P; P = PM.getParent(P))
+        if (P == Region) {
+          InsideRegion = Target != Region;
+          break;
+        }
+      if (InsideRegion)
+        Harmless = !HoldCalls.contains(Target) || RecognisedSkips.contains(S);
+      else
+        Harmless = AfterAll(S);
+      return;
+    }
+    for (const Stmt *Child : S->children())
+      Visit(Child);
+  };
+  Visit(Region);
+  return Harmless;
+}
+
+// ------------------------------------------------------------ judging ---
+
+/// What a semaphore may add to another it may be: the difference of its
+/// signals and waits in this function.
+enum class Contribution { Zero, Positive, Negative, NotNegative, NotPositive, Any };
+
+Contribution ofSign(CountSign Sign) {
+  switch (Sign) {
+  case CountSign::Zero:
+    return Contribution::Zero;
+  case CountSign::Positive:
+    return Contribution::Positive;
+  case CountSign::Negative:
+    return Contribution::Negative;
+  case CountSign::Unknown:
+    return Contribution::Any;
+  }
+  return Contribution::Any;
+}
+
+/// The semaphores of one root that are provably one (indices the same).
+struct Unit {
+  const ValueDecl *Root = nullptr;
+  std::vector<const BarrierCall *> Calls;
+  std::optional<BarrierBalance> Balance;
+  /// RegionCounter::SymbolicTrips[TripsBegin, TripsEnd): its loops.
+  size_t TripsBegin = 0, TripsEnd = 0;
+};
+
+class Judge {
+public:
+  Judge(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,
+        llvm::function_ref<bool()> CalledHere, BodyScan &Scan)
+      : Ctx(Ctx), Api(Api), CalledHere(CalledHere), Scan(Scan), Vars(FD, Api),
+        PM(const_cast<Stmt *>(FD.getBody())), Atoms(std::make_shared<AtomTable>()),
+        Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {}
+
+  std::vector<BarrierBalance> run();
+
+private:
+  /// Whether \p Root may be judged at all (where it lives, who mentions it).
+  bool judgeable(const ValueDecl *Root);
+  /// Every mention of \p S (a DeclRefExpr) is in the semaphore argument of
+  /// a barrier call, or in the initialiser of a local that is only that.
+  bool onlyBarrierArgument(const Stmt *S, unsigned Depth);
+  void count(Unit &U);
+  /// The source of \p Signal's signals, and the loop over every device that
+  /// it signals, if it does.
+  std::optional<std::pair<SignalSource, const ForStmt *>> sourceOf(const BarrierCall &Signal);
+  static Contribution contributionOf(const Unit &U, const AtomTable &Atoms);
+
+  ASTContext &Ctx;
+  const ApiIndex &Api;
+  llvm::function_ref<bool()> CalledHere;
+  BodyScan &Scan;
+  UnwrittenVariables Vars;
+  ParentMap PM;
+  std::shared_ptr<AtomTable> Atoms;
+  Evaluator Eval;
+  RegionCounter Counter;
+  llvm::DenseSet<const Stmt *> BarrierArguments;
+  llvm::StringSet<> Axes;
+  bool AxesKnown = true;
+  std::optional<bool> Called;
+};
+
+bool Judge::onlyBarrierArgument(const Stmt *S, unsigned Depth) {
+  for (const Stmt *P = S; P; P = PM.getParent(P)) {
+    if (BarrierArguments.contains(P))
+      return true;
+    if (isa<LambdaExpr, BlockExpr>(P))
+      return false;
+    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+      // `Semaphore s = sems[0];`: the semaphore model follows s to sems[0]
+      // when s is never written; then s's own mentions count.
+      const auto *V = DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+      if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || !Vars.unwritten(V) || Depth > 4)
+        return false;
+      auto It = Scan.Mentions.find(V->getCanonicalDecl());
+      if (It == Scan.Mentions.end())
+        return true;
+      return llvm::all_of(It->second, [&](const DeclRefExpr *Use) {
+        return onlyBarrierArgument(Use, Depth + 1);
+      });
+    }
+    if (!isa<Expr>(P))
+      return false; // Reached a statement: the mention was something else.
+  }
+  return false;
+}
+
+bool Judge::judgeable(const ValueDecl *Root) {
+  const auto *V = dyn_cast_or_null<VarDecl>(Root);
+  if (!V || !V->hasLocalStorage() || V->isStaticLocal())
+    return false; // Members and globals: other functions may signal or wait them.
+  if (isa<ParmVarDecl>(V)) {
+    if (!Called)
+      Called = CalledHere();
+    if (*Called)
+      return false; // The caller may signal or wait what it passes.
+  }
+  auto It = Scan.Mentions.find(V->getCanonicalDecl());
+  if (It == Scan.Mentions.end())
+    return false;
+  return llvm::all_of(It->second,
+                      [&](const DeclRefExpr *Use) { return onlyBarrierArgument(Use, 0); });
+}
+
+std::optional<std::pair<SignalSource, const ForStmt *>>
+Judge::sourceOf(const BarrierCall &Signal) {
+  using Result = std::pair<SignalSource, const ForStmt *>;
+  const DeviceIdUse *Use = Api.deviceIdUseOf(Signal.Call->getDirectCallee());
+  if (!Use)
+    return Result{SignalSource::Itself, nullptr}; // The API signals only locally.
+  DeviceIdArguments Args = deviceIdArguments(Signal.Call, Api);
+  if (!Args.Id || !Args.Kind)
+    return std::nullopt;
+  Value Id = Eval.deviceId(Args.Id);
+  if (Id.K != Value::DeviceId)
+    return std::nullopt;
+  if (Id.Shape == Value::Self)
+    return Result{SignalSource::Itself, nullptr};
+  std::optional<DeviceIdKind> Kind = deviceIdKind(Args.Kind, Api, Ctx);
+  if (!Kind || (Id.Shape == Value::List && *Kind != DeviceIdKind::Mesh) || !AxesKnown)
+    return std::nullopt;
+  // Each coordinate a bijection of the device's own coordinate on its own
+  // axis, or the counter of a loop over every device of it; together all
+  // the axes the kernel uses (else the id names a part of a larger mesh).
+  llvm::StringSet<> IdAxes;
+  const ForStmt *Every = nullptr, *Rotating = nullptr;
+  bool AllOwn = true;
+  for (const Value &C : Id.Coordinates) {
+    if (C.isPermutation()) {
+      AllOwn &= C.isOwnIndex();
+    } else if (C.K == Value::Counter && C.AllDevices && !Every && !Rotating) {
+      Every = C.Loop;
+      AllOwn = false;
+    } else if (C.K == Value::Position && C.PermutedBy && !C.Loop && C.SizeMultiple == 0 &&
+               C.Offset == 0 && !Every && !Rotating) {
+      Rotating = C.PermutedBy;
+      AllOwn = false;
+    } else {
+      return std::nullopt;
+    }
+    if (!IdAxes.insert(C.Axis).second)
+      return std::nullopt;
+  }
+  auto Covers = [&](const llvm::StringSet<> &Used) {
+    return llvm::all_of(Used, [&](const auto &Axis) { return IdAxes.contains(Axis.getKey()); });
+  };
+  if (!Covers(Axes) || !Covers(Eval.helperAxes()))
+    return std::nullopt;
+  if (AllOwn)
+    return Result{SignalSource::Itself, nullptr};
+  if (Every)
+    return Result{SignalSource::EveryDevice, Every};
+  if (Rotating)
+    return Result{SignalSource::NeighbourPerIteration, Rotating};
+  return Result{SignalSource::Neighbour, nullptr};
+}
+
+void Judge::count(Unit &U) {
+  if (llvm::any_of(U.Calls, [](const BarrierCall *C) { return C->InLambda; }))
+    return;
+  bool AnySignal = false, AnyWait = false;
+  for (const BarrierCall *C : U.Calls)
+    (C->Signal ? AnySignal : AnyWait) = true;
+  if (!AnySignal || !AnyWait)
+    return; // A handshake with another function or grid step.
+  // The region: the innermost block that holds every call.
+  llvm::SmallVector<const Stmt *, 16> FirstPath;
+  llvm::DenseMap<const Stmt *, unsigned> Height;
+  for (const Stmt *S = U.Calls.front()->Call; S; S = PM.getParent(S)) {
+    Height[S] = FirstPath.size();
+    FirstPath.push_back(S);
+  }
+  unsigned Top = 0;
+  for (const BarrierCall *C : U.Calls) {
+    const Stmt *S = C->Call;
+    while (S && !Height.count(S))
+      S = PM.getParent(S);
+    if (!S)
+      return;
+    Top = std::max(Top, Height[S]);
+  }
+  const Stmt *Common = FirstPath[Top];
+  while (Common && !isa<CompoundStmt>(Common))
+    Common = PM.getParent(Common);
+  if (!Common)
+    return;
+  BarrierBalance B;
+  B.Atoms = Atoms;
+  B.Received = B.Waited = SymbolicCount();
+  for (const BarrierCall *C : U.Calls) {
+    std::optional<PathCount> Runs = Counter.count(C->Call, Common);
+    if (!Runs)
+      return;
+    SymbolicCount Amount = SymbolicCount::constant(1);
+    if (C->Use->AmountParam != NoPosition) {
+      llvm::SmallVector<const Expr *, 8> Args = callArguments(C->Call);
+      if (C->Use->AmountParam >= Args.size())
+        return;
+      Value V = Eval.eval(Args[C->Use->AmountParam]);
+      if (V.K != Value::Uniform)
+        return;
+      Amount = V.Count;
+    }
+    if (!C->Signal) {
+      B.Waits.push_back({C->Call, Amount * Runs->Runs});
+      B.Waited = B.Waited + B.Waits.back().Total;
+      // A wait takes at least one signal: `wait(sem, n)` says n >= 1.
+      if (std::optional<SymbolicCount::Linear> L = Amount.asLinear(); L && L->Coefficient > 0) {
+        int64_t Rest = 1 - L->Constant, K = L->Coefficient; // atom >= ceil(Rest / K)
+        Atoms->boundBelow(L->Atom, Rest >= 0 ? (Rest + K - 1) / K : -(-Rest / K));
+      }
+      continue;
+    }
+    std::optional<std::pair<SignalSource, const ForStmt *>> Source = sourceOf(*C);
+    if (!Source)
+      return;
+    BarrierSignal S;
+    S.Call = C->Call;
+    S.Source = Source->first;
+    S.PerSource = Amount;
+    S.Sources = SymbolicCount::constant(1);
+    bool FoundLoop = !Source->second;
+    for (auto &[Loop, Factor] : Runs->Factors) {
+      if (Loop != Source->second) {
+        S.PerSource = S.PerSource * Factor;
+        continue;
+      }
+      // The loop that picks the source: its iterations are the sources.
+      // (Skipping the device itself skips a different rotation on each
+      // device: only a loop over every device may.)
+      FoundLoop = true;
+      const std::optional<LoopInfo> &L = Eval.loop(Loop);
+      S.Sources = Factor;
+      if (Factor == L->Trip - SymbolicCount::constant(1) &&
+          S.Source == SignalSource::EveryDevice)
+        S.Source = SignalSource::EveryOtherDevice;
+      else if (Factor != L->Trip)
+        return;
+    }
+    if (!FoundLoop)
+      return;
+    S.Received = S.PerSource * S.Sources;
+    B.Received = B.Received + S.Received;
+    B.Signals.push_back(std::move(S));
+  }
+  llvm::SmallVector<const Stmt *, 8> Calls;
+  for (const BarrierCall *C : U.Calls)
+    Calls.push_back(C->Call);
+  if (!Counter.noEarlyExit(Common, Calls))
+    return;
+  for (const BarrierCall *C : llvm::reverse(U.Calls))
+    if (!C->Signal) {
+      B.Semaphore = C->SemaphoreArg;
+      break;
+    }
+  U.Balance = std::move(B);
+}
+
+Contribution Judge::contributionOf(const Unit &U, const AtomTable &Atoms) {
+  if (U.Balance)
+    return ofSign(signOf(U.Balance->Received - U.Balance->Waited, Atoms));
+  bool AnySignal = false, AnyWait = false;
+  for (const BarrierCall *C : U.Calls)
+    (C->Signal ? AnySignal : AnyWait) = true;
+  if (AnySignal && AnyWait)
+    return Contribution::Any;
+  return AnySignal ? Contribution::NotNegative : Contribution::NotPositive;
+}
+
+std::vector<BarrierBalance> Judge::run() {
+  // The axes the kernel uses: its own queries and those of its helpers.
+  for (const CallExpr *Query : Scan.AxisQueries) {
+    if (Query->getNumArgs() == 0) {
+      Axes.insert("");
+      continue;
+    }
+    Value Name = Eval.eval(Query->getArg(0));
+    if (Name.K != Value::AxisName)
+      AxesKnown = false;
+    else
+      Axes.insert(Name.Axis);
+  }
+  CalleeAxes(Api, Ctx.getSourceManager(), Axes).scan(Scan.Called.getArrayRef());
+
+  for (BarrierCall &C : Scan.Calls) {
+    llvm::SmallVector<const Expr *, 8> Args = callArguments(C.Call);
+    if (C.Use->SemaphoreParam < Args.size()) {
+      C.SemaphoreArg = Args[C.Use->SemaphoreParam];
+      if (!C.InLambda)
+        BarrierArguments.insert(C.SemaphoreArg);
+      C.Name = semaphoreName(C.SemaphoreArg, Vars);
+    }
+  }
+  // One unit per semaphore: calls of one root whose indices are provably the
+  // same; a root with two calls that may or may not be one is not judged.
+  std::vector<Unit> Units;
+  std::vector<const BarrierCall *> Unnamed;
+  std::set<const ValueDecl *> Rejected;
+  for (const BarrierCall &C : Scan.Calls) {
+    if (!C.Name || !C.Name->Root) {
+      Unnamed.push_back(&C);
+      continue;
+    }
+    Unit *Into = nullptr;
+    for (Unit &U : Units) {
+      if (U.Root != C.Name->Root)
+        continue;
+      SemaphoreRelation R = compareSemaphores(*U.Calls.front()->Name, *C.Name, Vars, Ctx);
+      if (R == SemaphoreRelation::Same)
+        Into = &U;
+      else if (R != SemaphoreRelation::Disjoint)
+        Rejected.insert(U.Root);
+      if (Into)
+        break;
+    }
+    if (!Into) {
+      Units.push_back(Unit{C.Name->Root, {}, std::nullopt, 0, 0});
+      Into = &Units.back();
+    }
+    Into->Calls.push_back(&C);
+  }
+  if (Scan.HasGoto)
+    for (Unit &U : Units)
+      Rejected.insert(U.Root);
+  for (Unit &U : Units) {
+    if (Rejected.count(U.Root) || !judgeable(U.Root))
+      continue;
+    U.TripsBegin = Counter.SymbolicTrips.size();
+    count(U);
+    U.TripsEnd = Counter.SymbolicTrips.size();
+  }
+  // A count is exact only where the symbolic iteration counts of its loops
+  // are not negative (given what every wait says of its atoms).
+  for (Unit &U : Units)
+    for (size_t I = U.TripsBegin; I < U.TripsEnd && U.Balance; ++I) {
+      std::optional<int64_t> Least = Atoms->leastValue(Counter.SymbolicTrips[I]);
+      if (!Least || *Least < 0)
+        U.Balance.reset();
+    }
+  std::vector<BarrierBalance> Out;
+  for (const Unit &U : Units) {
+    if (!U.Balance)
+      continue;
+    BarrierBalance B = *U.Balance;
+    B.Difference = signOf(B.Received - B.Waited, *Atoms);
+    if (B.Difference == CountSign::Unknown)
+      continue;
+    // Another root may name the same semaphore: only a difference that it
+    // cannot cancel is provable.
+    bool Cancellable = false;
+    auto Cancels = [&](Contribution Other) {
+      switch (Other) {
+      case Contribution::Zero:
+        return false;
+      case Contribution::Positive:
+      case Contribution::NotNegative:
+        return B.Difference == CountSign::Negative;
+      case Contribution::Negative:
+      case Contribution::NotPositive:
+        return B.Difference == CountSign::Positive;
+      case Contribution::Any:
+        return B.Difference != CountSign::Zero;
+      }
+      return true;
+    };
+    for (const Unit &Other : Units)
+      if (Other.Root != U.Root)
+        Cancellable |= Cancels(contributionOf(Other, *Atoms));
+    for (const BarrierCall *C : Unnamed)
+      Cancellable |= Cancels(C->Signal ? Contribution::NotNegative : Contribution::NotPositive);
+    if (!Cancellable)
+      Out.push_back(std::move(B));
+  }
+  return Out;
+}
+
+} // namespace barriers
+} // namespace
+
+std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &Ctx,
+                                            const ApiIndex &Api,
+                                            llvm::function_ref<bool()> CalledHere) {
+  if (!FD.hasBody() || FD.isDependentContext() || !isa<CompoundStmt>(FD.getBody()))
+    return {};
+  // A lambda's calls are judged (as unknown) in the function around it.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && MD->getParent()->isLambda())
+    return {};
+  barriers::BodyScan Scan(Api);
+  Scan.TraverseStmt(FD.getBody());
+  if (llvm::none_of(Scan.Calls, [](const barriers::BarrierCall &C) { return !C.Signal; }))
+    return {};
+  return barriers::Judge(FD, Ctx, Api, CalledHere, Scan).run();
+}
+
+} // namespace dmalint

@@ -176,21 +176,7 @@ std::string DataflowCheck::nameOf(const Expr *E, const ASTContext &Ctx) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
       Op && Op->getOperator() == OO_Arrow && Op->getNumArgs() == 1)
     E = Op->getArg(0)->IgnoreImplicit();
-  std::string Text = spelling(E, Ctx);
-  if (Text.empty()) {
-    // Inside a macro body: the name as the macro spells it.
-    const SourceManager &SM = Ctx.getSourceManager();
-    SourceLocation Begin = SM.getSpellingLoc(E->getBeginLoc());
-    SourceLocation End = SM.getSpellingLoc(E->getEndLoc());
-    if (SM.getFileID(Begin) == SM.getFileID(End) &&
-        SM.getFileOffset(Begin) <= SM.getFileOffset(End))
-      Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Begin, End), SM,
-                                  Ctx.getLangOpts())
-                 .str();
-  }
-  if (Text.empty() || Text.size() > 60 || Text.find('\n') != std::string::npos)
-    return "descriptor";
-  return Text;
+  return nameInMessage(E, Ctx, "descriptor");
 }
 
 std::string formatMessage(StringRef Format, llvm::ArrayRef<std::string> Args) {

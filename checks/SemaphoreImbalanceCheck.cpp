@@ -17,24 +17,6 @@ AST_MATCHER_P(CallExpr, callsSemaphoreWait, std::shared_ptr<const ApiIndex>, Api
   return Api->semaphoreWaitOf(Node.getDirectCallee()) != nullptr;
 }
 
-/// The semaphore as written, or as its macro spells it.
-std::string semaphoreText(const Expr *E, const ASTContext &Ctx) {
-  std::string Text = spelling(E, Ctx);
-  if (Text.empty()) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    SourceLocation Begin = SM.getSpellingLoc(E->getBeginLoc());
-    SourceLocation End = SM.getSpellingLoc(E->getEndLoc());
-    if (SM.getFileID(Begin) == SM.getFileID(End) &&
-        SM.getFileOffset(Begin) <= SM.getFileOffset(End))
-      Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Begin, End), SM,
-                                  Ctx.getLangOpts())
-                 .str();
-  }
-  if (Text.empty() || Text.size() > 60 || Text.find('\n') != std::string::npos)
-    return "semaphore";
-  return Text;
-}
-
 std::string signalCount(const std::string &Count) {
   return Count + (Count == "1" ? " signal" : " signals");
 }
@@ -154,7 +136,7 @@ void SemaphoreImbalanceCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     }
     const AtomTable &Atoms = *B.Atoms;
-    std::string Semaphore = semaphoreText(B.Semaphore, Ctx);
+    std::string Semaphore = nameInMessage(B.Semaphore, Ctx, "semaphore");
     bool Over = B.Difference == CountSign::Positive;
     std::string Left = Atoms.str(Over ? B.Received - B.Waited : B.Waited - B.Received);
     Finding F;

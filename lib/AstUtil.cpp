@@ -85,6 +85,23 @@ std::string spelling(const Expr *E, const ASTContext &Ctx) {
   return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
 }
 
+std::string nameInMessage(const Expr *E, const ASTContext &Ctx, StringRef Fallback) {
+  std::string Text = spelling(E, Ctx);
+  if (Text.empty()) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Begin = SM.getSpellingLoc(E->getBeginLoc());
+    SourceLocation End = SM.getSpellingLoc(E->getEndLoc());
+    if (SM.getFileID(Begin) == SM.getFileID(End) &&
+        SM.getFileOffset(Begin) <= SM.getFileOffset(End))
+      Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Begin, End), SM,
+                                  Ctx.getLangOpts())
+                 .str();
+  }
+  if (Text.empty() || Text.size() > 60 || Text.find('\n') != std::string::npos)
+    return Fallback.str();
+  return Text;
+}
+
 SourceLocation constructionLoc(const Expr *Site) {
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Site))
     if (const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens()))

@@ -70,6 +70,20 @@ bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName
   return false;
 }
 
+std::vector<std::pair<const DescriptorUse *, llvm::SmallVector<OriginId, 1>>>
+receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api) {
+  std::vector<std::pair<const DescriptorUse *, llvm::SmallVector<OriginId, 1>>> Out;
+  for (const DescriptorUse &U : A.ReceiveWaits) {
+    if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::WaitRecv)
+      continue;
+    KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
+    if (Remote.All && !Remote.AnyUnknown && !Remote.Origins.empty())
+      Out.push_back({&U, llvm::SmallVector<OriginId, 1>(Remote.Origins.begin(),
+                                                        Remote.Origins.end())});
+  }
+  return Out;
+}
+
 std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const FunctionDecl &FD,
                                               const ASTContext &Ctx, const ApiIndex &Api,
                                               bool CalledHere) {
@@ -98,17 +112,12 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
            Root->getDeclContext() == &FD && Roots->onlyInCopies(Root);
   };
 
-  for (const DescriptorUse &U : A.ReceiveWaits) {
-    if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::WaitRecv)
-      continue;
-    KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
-    if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
-      continue;
+  for (const auto &[U, Origins] : receiveWaitsOfRemoteCopies(A, Api)) {
     Prepare();
     SendNeverWaited Finding;
-    Finding.WaitRecv = &U;
+    Finding.WaitRecv = U;
     bool Provable = true;
-    for (OriginId D : Remote.Origins) {
+    for (OriginId D : Origins) {
       const OriginInfo &O = A.origin(D);
       if (!O.Site || O.isParameter() || O.Imported || O.Folded || A.handedOn(D) ||
           !Api.isCopy(*O.Site)) {

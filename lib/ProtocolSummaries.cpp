@@ -714,18 +714,13 @@ private:
   /// Receive-only waits of remote copies on a followed parameter's send
   /// semaphore that nothing here drains: the caller judges them.
   void collectReceiveOnly() {
-    for (const DescriptorUse &U : A.ReceiveWaits) {
-      if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::WaitRecv)
-        continue;
-      KindVerdict Remote = A.verdict(U.Values, Remoteness::Remote);
-      if (!Remote.All || Remote.AnyUnknown || Remote.Origins.empty())
-        continue;
+    for (const auto &[U, Origins] : receiveWaitsOfRemoteCopies(A, Api)) {
       HelperReceiveOnly R;
-      R.WaitRecv = U.Call;
+      R.WaitRecv = U->Call;
       R.In = &FD;
-      R.When = U.Params;
+      R.When = U->Params;
       bool Stated = keepUnwritten(R.When, FD, Vars);
-      for (OriginId D : Remote.Origins) {
+      for (OriginId D : Origins) {
         const OriginInfo &O = A.origin(D);
         const Expr *SendArg =
             builtHere(O) && !leaves(D) ? copySemaphores(O.Site, Api).Send : nullptr;

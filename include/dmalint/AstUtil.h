@@ -28,6 +28,12 @@ bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);
 /// contiguous range of a file.
 std::string spelling(const clang::Expr *E, const clang::ASTContext &Ctx);
 
+/// \p E as a message names it: its spelling, or inside a macro body the text
+/// the macro spells it with; \p Fallback when that is none, longer than a
+/// name should be, or more than one line.
+std::string nameInMessage(const clang::Expr *E, const clang::ASTContext &Ctx,
+                          llvm::StringRef Fallback);
+
 /// Where a construction is best pointed at: the variable's name for
 /// `T d(...)`, the member name for `v.emplace_back(...)`, else the start.
 clang::SourceLocation constructionLoc(const clang::Expr *Site);

@@ -39,6 +39,12 @@ struct SendNeverWaited {
   std::string SendText;
 };
 
+/// The receive-side waits (`wait_recv()`) of \p A whose copies are remote on
+/// every path, each with those copies: the waits that may leave a send
+/// semaphore signalled.
+std::vector<std::pair<const DescriptorUse *, llvm::SmallVector<OriginId, 1>>>
+receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api);
+
 /// The SendNeverWaited of \p A, the analysis of \p FD. \p CalledHere says
 /// whether a function of the translation unit calls \p FD (then a caller
 /// may wait the semaphores it passes, and a parameter's are not judged).

@@ -13,24 +13,33 @@ namespace dmalint {
 /// Blocks reachable from the entry, in reverse post-order. (LLVM's
 /// traversal would visit the null successors that CFG pruning leaves for
 /// constant conditions such as `do { } while (0)`.)
+///
+/// The depth-first search takes a block's successors last to first. A loop
+/// head's successors are its body, then its exit: searched in that order, the
+/// code after the loop would finish last and come first in the order, before
+/// the body, and the fixed point would visit it with the state of the first
+/// iteration only, then again once the body has run. Searched exit first,
+/// the body comes first and the code after the loop is visited once the
+/// loop has settled.
 std::vector<const CFGBlock *> reversePostOrder(const CFG &G) {
   std::vector<const CFGBlock *> PostOrder;
   std::vector<bool> Seen(G.getNumBlockIDs(), false);
-  std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Stack;
-  Stack.push_back({&G.getEntry(), G.getEntry().succ_begin()});
+  // A block and how many of its successors are still to search.
+  std::vector<std::pair<const CFGBlock *, unsigned>> Stack;
+  Stack.push_back({&G.getEntry(), G.getEntry().succ_size()});
   Seen[G.getEntry().getBlockID()] = true;
   while (!Stack.empty()) {
-    auto &[Block, Next] = Stack.back();
-    if (Next == Block->succ_end()) {
+    auto &[Block, Left] = Stack.back();
+    if (Left == 0) {
       PostOrder.push_back(Block);
       Stack.pop_back();
       continue;
     }
-    const CFGBlock *Succ = Next->getReachableBlock();
-    ++Next;
+    --Left;
+    const CFGBlock *Succ = (Block->succ_begin() + Left)->getReachableBlock();
     if (Succ && !Seen[Succ->getBlockID()]) {
       Seen[Succ->getBlockID()] = true;
-      Stack.push_back({Succ, Succ->succ_begin()});
+      Stack.push_back({Succ, Succ->succ_size()});
     }
   }
   return std::vector<const CFGBlock *>(PostOrder.rbegin(), PostOrder.rend());

@@ -224,6 +224,34 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
   Queue.push(0);
   Queued[0] = true;
 
+  // For developers: the converged state at the start of each block.
+  auto DebugState = [](const CFGBlock &B, const State &S) {
+    static const bool Debug = std::getenv("DMALINT_DEBUG_STATES") != nullptr;
+    if (!Debug)
+      return;
+    llvm::errs() << "B" << B.getBlockID() << ":";
+    for (auto &[L, C] : S.Cells) {
+      llvm::errs() << " " << L.str() << "={";
+      for (const Value &V : C.Values.values())
+        llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
+      for (const Location &T : C.Targets)
+        llvm::errs() << "->" << T.str() << ",";
+      llvm::errs() << "}";
+    }
+    llvm::errs() << "\n";
+  };
+  // Whether the block at \p At is visited once: a component of its own,
+  // not its own successor.
+  auto OnlyVisit = [&](unsigned At) {
+    if (Order.ComponentStart[At] != At ||
+        (At + 1 < ByOrder.size() && Order.ComponentStart[At + 1] == At))
+      return false;
+    const CFGBlock *B = ByOrder[At];
+    return llvm::none_of(B->succs(), [&](const CFGBlock::AdjacentBlock &Succ) {
+      return Succ.getReachableBlock() == B;
+    });
+  };
+
   // Records the uses of the blocks before position \p End, whose states are
   // final, and frees their states (the exit's is returned).
   unsigned Done = 0;
@@ -236,20 +264,7 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
       if (!Slot)
         continue;
       if (Report) {
-        // For developers: the converged state at the start of each block.
-        static const bool Debug = std::getenv("DMALINT_DEBUG_STATES") != nullptr;
-        if (Debug) {
-          llvm::errs() << "B" << B->getBlockID() << ":";
-          for (auto &[L, C] : Slot->Cells) {
-            llvm::errs() << " " << L.str() << "={";
-            for (const Value &V : C.Values.values())
-              llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
-            for (const Location &T : C.Targets)
-              llvm::errs() << "->" << T.str() << ",";
-            llvm::errs() << "}";
-          }
-          llvm::errs() << "\n";
-        }
+        DebugState(*B, *Slot);
         if (B->getBlockID() == ExitID) {
           State S = *Slot;
           transferBlock(*B, S, /*Report=*/true, Depth);
@@ -275,10 +290,27 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     if (Out.HitWorkLimit)
       return State();
     const CFGBlock *B = ByOrder[At];
-    State S = *In[B->getBlockID()];
+    std::unique_ptr<State> &Slot = In[B->getBlockID()];
+    // A block that is a component of its own (no loop through it) is
+    // visited once, with its final state: its uses are recorded in this
+    // visit, and its state is not kept for the sweep.
+    bool Final = Report && B->getBlockID() != ExitID && OnlyVisit(At);
+    State S = Final ? std::move(*Slot) : *Slot;
+    if (Final) {
+      Slot.reset();
+      --StoredStates;
+    }
     if (!chargeVisit(*B, S))
       return State();
-    transferBlock(*B, S, /*Report=*/false, Depth);
+    if (Final) {
+      DebugState(*B, S);
+      bool Outer = InReportSweep;
+      InReportSweep = true;
+      transferBlock(*B, S, /*Report=*/true, Depth);
+      InReportSweep = Outer;
+    } else {
+      transferBlock(*B, S, /*Report=*/false, Depth);
+    }
     if (Out.HitWorkLimit)
       return State();
     propagate(*this, *B, std::move(S), [&](const CFGBlock *Succ, State T) {

@@ -1,6 +1,7 @@
 //===- AstUtil.cpp - Small AST helpers shared by the analysis and checks ===//
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/Version.h"
 #include "clang/Lex/Lexer.h"
@@ -74,6 +75,44 @@ bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
     Parents = Ctx.getParents(P);
   }
   return false;
+}
+
+BodyParents::BodyParents(const FunctionDecl &Function) : Function(Function) {}
+
+BodyParents::~BodyParents() = default;
+
+bool BodyParents::contains(const Stmt &S) {
+  Stmt *Body = Function.getBody();
+  if (!Body)
+    return false;
+  if (&S == Body)
+    return true;
+  if (!Map)
+    Map = std::make_unique<ParentMap>(Body);
+  return Map->hasParent(&S);
+}
+
+const Stmt *BodyParents::parent(const Stmt &S) {
+  if (!contains(S) || &S == Function.getBody())
+    return nullptr;
+  return Map->getParent(&S);
+}
+
+const VarDecl *BodyParents::initialised(const Stmt &S) {
+  const Stmt *P = parent(S);
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(P)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit() == &S)
+        return VD;
+  } else if (const auto *Lambda = dyn_cast_or_null<LambdaExpr>(P)) {
+    // `[d = make_async_copy(...)]`: the capture's own variable.
+    for (const LambdaCapture &C : Lambda->captures())
+      if (C.capturesVariable())
+        if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar());
+            VD && VD->isInitCapture() && VD->getInit() == &S)
+          return VD;
+  }
+  return nullptr;
 }
 
 std::string spelling(const Expr *E, const ASTContext &Ctx) {

@@ -3,9 +3,11 @@
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -68,6 +70,127 @@ void MeshArityCheck::check(const MatchFinder::MatchResult &Result) {
                                 std::max(1u, Shape->MeshCoordinates)}});
 }
 
+namespace {
+
+/// The innermost function or lambda around each of the statements asked
+/// for, in a walk of declarations (as clang's traversal walks them:
+/// template instantiations and implicit code included). A statement met
+/// under two of them is ambiguous.
+class CallableFinder : public RecursiveASTVisitor<CallableFinder> {
+  using Base = RecursiveASTVisitor<CallableFinder>;
+
+public:
+  CallableFinder(llvm::DenseMap<const Stmt *, const FunctionDecl *> &Place,
+                 llvm::DenseSet<const Stmt *> &Ambiguous)
+      : Place(Place), Ambiguous(Ambiguous) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    auto *Function = dyn_cast_or_null<FunctionDecl>(D);
+    if (Function)
+      Callables.push_back(Function);
+    bool Continue = Base::TraverseDecl(D);
+    if (Function)
+      Callables.pop_back();
+    return Continue;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    Callables.push_back(Lambda->getCallOperator());
+    bool Continue = Base::TraverseLambdaExpr(Lambda);
+    Callables.pop_back();
+    return Continue;
+  }
+  // A default argument or member initialiser is also reached from each
+  // call or constructor that uses it: which function it is in is for the
+  // parent map to say.
+  bool TraverseParmVarDecl(ParmVarDecl *P) {
+    Shared Here(*this);
+    return Base::TraverseParmVarDecl(P);
+  }
+  bool TraverseFieldDecl(FieldDecl *F) {
+    Shared Here(*this);
+    return Base::TraverseFieldDecl(F);
+  }
+  bool TraverseCXXDefaultArgExpr(CXXDefaultArgExpr *E, DataRecursionQueue *Queue = nullptr) {
+    Shared Here(*this);
+    return Base::TraverseCXXDefaultArgExpr(E, Queue);
+  }
+  bool TraverseCXXDefaultInitExpr(CXXDefaultInitExpr *E, DataRecursionQueue *Queue = nullptr) {
+    Shared Here(*this);
+    return Base::TraverseCXXDefaultInitExpr(E, Queue);
+  }
+  bool VisitStmt(Stmt *S) {
+    auto It = Place.find(S);
+    if (It == Place.end())
+      return true;
+    if (InShared) {
+      Ambiguous.insert(S);
+      return true;
+    }
+    const FunctionDecl *Callable = Callables.empty() ? nullptr : Callables.back();
+    if (It->second != Callable && (It->second || Met.contains(S)))
+      Ambiguous.insert(S);
+    It->second = Callable;
+    Met.insert(S);
+    return true;
+  }
+
+private:
+  /// While it lives, the walk is in a node shared with other places.
+  struct Shared {
+    explicit Shared(CallableFinder &F) : F(F) { ++F.InShared; }
+    ~Shared() { --F.InShared; }
+    CallableFinder &F;
+  };
+
+  llvm::DenseMap<const Stmt *, const FunctionDecl *> &Place;
+  llvm::DenseSet<const Stmt *> &Ambiguous;
+  llvm::DenseSet<const Stmt *> Met;
+  unsigned InShared = 0;
+  std::vector<const FunctionDecl *> Callables;
+};
+
+/// The declaration of the traversal scope (a namespace's member, at any
+/// depth of namespaces) whose source holds \p Loc, or null.
+Decl *declarationAround(SourceLocation Loc, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  Loc = SM.getExpansionLoc(Loc);
+  auto Holds = [&](const Decl *D) {
+    SourceRange R = D->getSourceRange();
+    if (R.isInvalid())
+      return false;
+    SourceLocation Begin = SM.getExpansionLoc(R.getBegin());
+    SourceLocation End = SM.getExpansionLoc(R.getEnd());
+    return !SM.isBeforeInTranslationUnit(Loc, Begin) && !SM.isBeforeInTranslationUnit(End, Loc);
+  };
+  std::vector<Decl *> Candidates = Ctx.getTraversalScope();
+  while (true) {
+    Decl *Around = nullptr;
+    for (Decl *D : Candidates) {
+      if (isa<TranslationUnitDecl>(D)) {
+        Candidates.assign(cast<DeclContext>(D)->decls_begin(), cast<DeclContext>(D)->decls_end());
+        Around = D;
+        break;
+      }
+      if (!D->isImplicit() && Holds(D)) {
+        Around = D;
+        break;
+      }
+    }
+    if (!Around)
+      return nullptr;
+    if (isa<TranslationUnitDecl>(Around))
+      continue;
+    if (!isa<NamespaceDecl, LinkageSpecDecl>(Around))
+      return Around;
+    const auto *DC = cast<DeclContext>(Around);
+    Candidates.assign(DC->decls_begin(), DC->decls_end());
+  }
+}
+
+} // namespace
+
 const FunctionDecl *MeshArityCheck::callableOf(const Expr *Call) {
   // What forCallable finds: the nearest function or lambda among the
   // parents. Only for calls no body walk placed (none, in most files): the
@@ -120,6 +243,16 @@ void MeshArityCheck::placeCalls() {
       for (const Stmt *Child : S->children())
         Pending.push_back({Child, Callable});
     }
+  }
+  // Calls in no such body (a helper that only signals, a member
+  // initialiser): a walk of the declaration around each, with what it holds.
+  llvm::SmallPtrSet<Decl *, 4> Walked;
+  for (auto &[Call, Id] : Found) {
+    if (Place.lookup(Call) || Ambiguous.contains(Call))
+      continue;
+    Decl *Around = declarationAround(Call->getBeginLoc(), *Ctx);
+    if (Around && Walked.insert(Around).second)
+      CallableFinder(Place, Ambiguous).TraverseDecl(Around);
   }
   for (auto &[Call, Id] : Found) {
     const FunctionDecl *Function = Place.lookup(Call);

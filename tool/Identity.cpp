@@ -6,6 +6,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 
@@ -18,7 +19,16 @@ namespace {
 class Locator {
 public:
   Locator(ASTContext &Ctx, SourceLocation Loc)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), At(SM.getExpansionLoc(Loc)) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), At(SM.getExpansionLoc(Loc)) {
+    // The files whose text holds the location: its own, and each that
+    // includes the one before.
+    for (FileID F = SM.getFileID(At); F.isValid() && Holding.insert(F).second;) {
+      SourceLocation IncludedAt = SM.getIncludeLoc(F);
+      if (IncludedAt.isInvalid())
+        break;
+      F = SM.getFileID(SM.getExpansionLoc(IncludedAt));
+    }
+  }
 
   bool holds(SourceRange Range) const {
     if (Range.isInvalid())
@@ -28,12 +38,23 @@ public:
     return !SM.isBeforeInTranslationUnit(At, Begin) && !SM.isBeforeInTranslationUnit(End, At);
   }
 
+  /// False for a declaration that begins and ends in one file of which the
+  /// location's file is no part (the standard headers, for a location in the
+  /// main file): what holds() would say, without ordering locations.
+  bool mayHold(SourceRange Range) const {
+    if (Range.isInvalid())
+      return false;
+    FileID Begin = SM.getFileID(SM.getExpansionLoc(Range.getBegin()));
+    FileID End = SM.getFileID(SM.getExpansionRange(Range.getEnd()).getEnd());
+    return Begin != End || Holding.contains(Begin);
+  }
+
   /// The innermost function definition (not a lambda's call operator, which
   /// is reached through the statements) that holds the location, through
   /// namespaces, classes and templates; else the innermost declaration.
   const Decl *innermostDecl(const DeclContext &DC, const Decl *Around = nullptr) const {
     for (const Decl *D : DC.decls()) {
-      if (D->isImplicit() || !holds(D->getSourceRange()))
+      if (D->isImplicit() || !mayHold(D->getSourceRange()) || !holds(D->getSourceRange()))
         continue;
       if (const auto *Template = dyn_cast<TemplateDecl>(D))
         if (const NamedDecl *Pattern = Template->getTemplatedDecl())
@@ -51,6 +72,7 @@ public:
   ASTContext &Ctx;
   const SourceManager &SM;
   SourceLocation At;
+  llvm::SmallDenseSet<FileID, 4> Holding;
 };
 
 /// The sub-statements of \p S that are bodies (of an if, a loop, ...): not

@@ -56,18 +56,40 @@ public:
     for (const Decl *D : DC.decls()) {
       if (D->isImplicit() || !mayHold(D->getSourceRange()) || !holds(D->getSourceRange()))
         continue;
-      if (const auto *Template = dyn_cast<TemplateDecl>(D))
-        if (const NamedDecl *Pattern = Template->getTemplatedDecl())
-          D = Pattern;
-      if (const auto *Function = dyn_cast<FunctionDecl>(D))
-        return Function;
-      if (const auto *Inner = dyn_cast<DeclContext>(D);
-          Inner && isa<NamespaceDecl, LinkageSpecDecl, ExportDecl, CXXRecordDecl>(D))
-        return innermostDecl(*Inner, D);
-      return D;
+      return within(D);
     }
     return Around;
   }
+
+  /// innermostDecl of the translation unit, from its index.
+  const Decl *innermostDecl(const TopLevelDecls &Index) const {
+    for (const TopLevelDecls::Entry &E : Index.entries()) {
+      if ((E.Begin == E.End && !Holding.contains(E.Begin)) || !holds(E.D->getSourceRange()))
+        continue;
+      return within(E.D);
+    }
+    return nullptr;
+  }
+
+  const Decl *innermostDecl(ASTContext &Ctx, const TopLevelDecls *Index) const {
+    return Index ? innermostDecl(*Index) : innermostDecl(*Ctx.getTranslationUnitDecl());
+  }
+
+private:
+  /// The declaration \p D holds the location: it, or what in it does.
+  const Decl *within(const Decl *D) const {
+    if (const auto *Template = dyn_cast<TemplateDecl>(D))
+      if (const NamedDecl *Pattern = Template->getTemplatedDecl())
+        D = Pattern;
+    if (const auto *Function = dyn_cast<FunctionDecl>(D))
+      return Function;
+    if (const auto *Inner = dyn_cast<DeclContext>(D);
+        Inner && isa<NamespaceDecl, LinkageSpecDecl, ExportDecl, CXXRecordDecl>(D))
+      return innermostDecl(*Inner, D);
+    return D;
+  }
+
+public:
 
   ASTContext &Ctx;
   const SourceManager &SM;
@@ -226,10 +248,22 @@ std::string spelt(const Expr *E, const ASTContext &Ctx) {
 
 } // namespace
 
-std::string enclosingFunction(ASTContext &Ctx, SourceLocation Loc) {
+TopLevelDecls::TopLevelDecls(const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    if (D->isImplicit())
+      continue;
+    SourceRange R = D->getSourceRange();
+    if (R.isInvalid())
+      continue; // holds() says no.
+    Entries.push_back({D, SM.getFileID(SM.getExpansionLoc(R.getBegin())),
+                       SM.getFileID(SM.getExpansionRange(R.getEnd()).getEnd())});
+  }
+}
+
+std::string enclosingFunction(ASTContext &Ctx, SourceLocation Loc, const TopLevelDecls *Index) {
   Locator L(Ctx, Loc);
-  const auto *Function =
-      dyn_cast_or_null<FunctionDecl>(L.innermostDecl(*Ctx.getTranslationUnitDecl()));
+  const auto *Function = dyn_cast_or_null<FunctionDecl>(L.innermostDecl(Ctx, Index));
   if (!Function)
     return "";
   const SourceManager &SM = Ctx.getSourceManager();
@@ -238,10 +272,11 @@ std::string enclosingFunction(ASTContext &Ctx, SourceLocation Loc) {
          std::to_string(SM.getFileOffset(At));
 }
 
-FindingIdentity identify(ASTContext &Ctx, SourceLocation Loc, const ApiIndex *Api) {
+FindingIdentity identify(ASTContext &Ctx, SourceLocation Loc, const ApiIndex *Api,
+                         const TopLevelDecls *Index) {
   FindingIdentity Identity;
   Locator L(Ctx, Loc);
-  const Decl *Around = L.innermostDecl(*Ctx.getTranslationUnitDecl());
+  const Decl *Around = L.innermostDecl(Ctx, Index);
   if (!Around)
     return Identity;
   const auto *Function = dyn_cast<FunctionDecl>(Around);

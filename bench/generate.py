@@ -199,6 +199,70 @@ def no_api(modules):
 
 
 # ---------------------------------------------------------------------------
+# Kernel source files as users open them (issue 18): mostly kernels, and the
+# file with the bug.
+
+# What a kernel file includes: the corpus kernels' own headers, and three more.
+# Copies of the corpus in the dense inputs: about 700 KB, as in issue 18.
+DENSE_COPIES = 12
+
+DENSE_HEADERS = ["algorithm", "array", "cassert", "cstddef", "cstdint", "functional", "memory",
+                 "optional", "tuple", "utility", "vector"]
+
+
+def bug_variants():
+    """By clean corpus kernel, its planted-bug variants (`name.bug-<what>.cc`)."""
+    variants = {name: [] for name in corpus_kernels()}
+    for f in sorted(os.listdir(CORPUS)):
+        if ".bug-" in f and f.endswith(".cc"):
+            variants.setdefault(f.split(".bug-")[0] + ".cc", []).append(f)
+    return variants
+
+
+def _kernel_body(name):
+    with open(os.path.join(CORPUS, name)) as f:
+        return [line for line in f.read().splitlines() if not line.startswith("#include")]
+
+
+def dense(copies, findings=False):
+    """A translation unit of kernels only: `copies` copies of every clean
+    corpus kernel (each in its own namespace) after the tpu header and
+    eleven standard headers, no host code. With `findings`, each kernel is
+    one of its planted-bug variants instead (in turn): one finding per
+    kernel file, about one function in five (a corpus kernel file defines
+    five functions on average, helpers and lambdas included)."""
+    out = ["#include <tpu/dma.h>"] + [f"#include <{h}>" for h in DENSE_HEADERS] + [""]
+    variants = bug_variants()
+    for j in range(copies):
+        for name in corpus_kernels():
+            source = name
+            if findings and variants[name]:
+                source = variants[name][j % len(variants[name])]
+            ns = "k%d_%s" % (j, re.sub(r"\W", "_", name[:-3]))
+            out.append(f"namespace {ns} {{")
+            out += _kernel_body(source)
+            out.append(f"}}  // namespace {ns}")
+    return "\n".join(out) + "\n"
+
+
+def host_with_one_finding(modules):
+    """A large file of host code (the no-API translation unit, with the tpu
+    header) and one small kernel with one definite finding: a
+    `wait_send()` on a local copy, whose fix-it (a receive wait follows, so
+    the wait_send goes) is placed in the kernel's own statements."""
+    out = ["#include <tpu/dma.h>", no_api(modules)]
+    out.append("""using namespace tpu;
+
+void local_fetch(Ref<float> src, Ref<float> dst, DmaSemaphore sem) {
+  AsyncCopyDescriptor fetch = make_async_copy(src, dst, sem);
+  fetch.start();
+  fetch.wait_send();
+  fetch.wait_recv();
+}""")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
 # The shared skeleton: one control-flow shape, written twice.
 
 KERNEL_PARAMS = "Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, int k, int n"
@@ -462,7 +526,10 @@ def main():
     outdir = sys.argv[1]
     quick = "--quick" in sys.argv
     os.makedirs(outdir, exist_ok=True)
-    files = {"realistic.cc": realistic(2 if quick else 10), "no_api.cc": no_api(8 if quick else 50)}
+    files = {"realistic.cc": realistic(2 if quick else 10), "no_api.cc": no_api(8 if quick else 50),
+             "dense.cc": dense(2 if quick else DENSE_COPIES),
+             "dense_findings.cc": dense(2 if quick else DENSE_COPIES, findings=True),
+             "host_finding.cc": host_with_one_finding(8 if quick else 50)}
     for blocks in ([10, 100] if quick else [10, 100, 1000]):
         for flavor in ("dma", "optional"):
             files[f"skeleton_{flavor}_{blocks}.cc"] = skeleton(blocks, flavor)

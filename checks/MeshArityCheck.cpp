@@ -1,35 +1,55 @@
 //===- MeshArityCheck.cpp -------------------------------------------------===//
 #include "MeshArityCheck.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
+namespace {
+/// The functions whose bodies may hold the calls: those that use the API
+/// (the dataflow checks' gate, answered once per function by the cache).
+AST_MATCHER_P(FunctionDecl, mayHoldDeviceIds, std::shared_ptr<const ApiIndex>, Api) {
+  return AnalysisCache::current().usesApi(Node, *Api);
+}
+} // namespace
+
 void MeshArityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  // forCallable last: it walks the parents, which only device id users need.
-  auto InFunction = forCallable(functionDecl().bind("function"));
+  // Which function a call is in is found at the end of the translation
+  // unit, from the bodies of the functions below: forCallable would build
+  // the parent map of the whole translation unit at the first call.
+  Matchers.add(callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api)).bind("call"));
   Matchers.add(
-      callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api), InFunction).bind("call"));
-  Matchers.add(
-      cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api), InFunction)
-          .bind("call"));
+      cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api)).bind("call"));
+  Matchers.add(functionDecl(isDefinition(), apiInTranslationUnit(Api),
+                            unless(isExpansionInSystemHeader()), mayHoldDeviceIds(Api))
+                   .bind("function"));
 }
 
 void MeshArityCheck::onStartOfTranslationUnit() {
   Ids.clear();
   Functions.clear();
+  Found.clear();
+  Bodies.clear();
 }
 
 void MeshArityCheck::check(const MatchFinder::MatchResult &Result) {
   if (validateApi(Result))
     return;
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
+  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function")) {
+    Bodies.push_back(Function);
+    return;
+  }
   const auto *Call = Result.Nodes.getNodeAs<Expr>("call");
-  // A template pattern is judged in its instantiations.
-  if (!Function || !Call || Function->isDependentContext())
+  if (!Call)
     return;
   // No device id written: a local signal or copy.
   DeviceIdArguments Args = deviceIdArguments(Call, *Api);
@@ -44,16 +64,212 @@ void MeshArityCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Shape || (*Kind != DeviceIdKind::Mesh && Shape->MeshCoordinates < 2))
     return;
   SM = Result.SourceManager;
-  auto [It, Inserted] = Ids.try_emplace(Function);
-  if (Inserted)
-    Functions.push_back(Function);
+  Ctx = Result.Context;
   // `DeviceId(x)` (the logical-id constructor) is one coordinate.
-  It->second.push_back(
-      MeshId{userLocation(Shape->Construction->getBeginLoc(), *SM),
-             std::max(1u, Shape->MeshCoordinates)});
+  Found.push_back({Call, MeshId{userLocation(Shape->Construction->getBeginLoc(), *SM),
+                                std::max(1u, Shape->MeshCoordinates)}});
+}
+
+namespace {
+
+/// The innermost function or lambda around each of the statements asked
+/// for, in a walk of declarations (as clang's traversal walks them:
+/// template instantiations and implicit code included). A statement met
+/// under two of them is ambiguous.
+class CallableFinder : public RecursiveASTVisitor<CallableFinder> {
+  using Base = RecursiveASTVisitor<CallableFinder>;
+
+public:
+  CallableFinder(llvm::DenseMap<const Stmt *, const FunctionDecl *> &Place,
+                 llvm::DenseSet<const Stmt *> &Ambiguous)
+      : Place(Place), Ambiguous(Ambiguous) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    auto *Function = dyn_cast_or_null<FunctionDecl>(D);
+    if (Function)
+      Callables.push_back(Function);
+    bool Continue = Base::TraverseDecl(D);
+    if (Function)
+      Callables.pop_back();
+    return Continue;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    Callables.push_back(Lambda->getCallOperator());
+    bool Continue = Base::TraverseLambdaExpr(Lambda);
+    Callables.pop_back();
+    return Continue;
+  }
+  // A default argument or member initialiser is also reached from each
+  // call or constructor that uses it: which function it is in is for the
+  // parent map to say.
+  bool TraverseParmVarDecl(ParmVarDecl *P) {
+    Shared Here(*this);
+    return Base::TraverseParmVarDecl(P);
+  }
+  bool TraverseFieldDecl(FieldDecl *F) {
+    Shared Here(*this);
+    return Base::TraverseFieldDecl(F);
+  }
+  bool TraverseCXXDefaultArgExpr(CXXDefaultArgExpr *E, DataRecursionQueue *Queue = nullptr) {
+    Shared Here(*this);
+    return Base::TraverseCXXDefaultArgExpr(E, Queue);
+  }
+  bool TraverseCXXDefaultInitExpr(CXXDefaultInitExpr *E, DataRecursionQueue *Queue = nullptr) {
+    Shared Here(*this);
+    return Base::TraverseCXXDefaultInitExpr(E, Queue);
+  }
+  bool VisitStmt(Stmt *S) {
+    auto It = Place.find(S);
+    if (It == Place.end())
+      return true;
+    if (InShared) {
+      Ambiguous.insert(S);
+      return true;
+    }
+    const FunctionDecl *Callable = Callables.empty() ? nullptr : Callables.back();
+    if (It->second != Callable && (It->second || Met.contains(S)))
+      Ambiguous.insert(S);
+    It->second = Callable;
+    Met.insert(S);
+    return true;
+  }
+
+private:
+  /// While it lives, the walk is in a node shared with other places.
+  struct Shared {
+    explicit Shared(CallableFinder &F) : F(F) { ++F.InShared; }
+    ~Shared() { --F.InShared; }
+    CallableFinder &F;
+  };
+
+  llvm::DenseMap<const Stmt *, const FunctionDecl *> &Place;
+  llvm::DenseSet<const Stmt *> &Ambiguous;
+  llvm::DenseSet<const Stmt *> Met;
+  unsigned InShared = 0;
+  std::vector<const FunctionDecl *> Callables;
+};
+
+/// The declaration of the traversal scope (a namespace's member, at any
+/// depth of namespaces) whose source holds \p Loc, or null.
+Decl *declarationAround(SourceLocation Loc, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  Loc = SM.getExpansionLoc(Loc);
+  auto Holds = [&](const Decl *D) {
+    SourceRange R = D->getSourceRange();
+    if (R.isInvalid())
+      return false;
+    SourceLocation Begin = SM.getExpansionLoc(R.getBegin());
+    SourceLocation End = SM.getExpansionLoc(R.getEnd());
+    return !SM.isBeforeInTranslationUnit(Loc, Begin) && !SM.isBeforeInTranslationUnit(End, Loc);
+  };
+  std::vector<Decl *> Candidates = Ctx.getTraversalScope();
+  while (true) {
+    Decl *Around = nullptr;
+    for (Decl *D : Candidates) {
+      if (isa<TranslationUnitDecl>(D)) {
+        Candidates.assign(cast<DeclContext>(D)->decls_begin(), cast<DeclContext>(D)->decls_end());
+        Around = D;
+        break;
+      }
+      if (!D->isImplicit() && Holds(D)) {
+        Around = D;
+        break;
+      }
+    }
+    if (!Around)
+      return nullptr;
+    if (isa<TranslationUnitDecl>(Around))
+      continue;
+    if (!isa<NamespaceDecl, LinkageSpecDecl>(Around))
+      return Around;
+    const auto *DC = cast<DeclContext>(Around);
+    Candidates.assign(DC->decls_begin(), DC->decls_end());
+  }
+}
+
+} // namespace
+
+const FunctionDecl *MeshArityCheck::callableOf(const Expr *Call) {
+  // What forCallable finds: the nearest function or lambda among the
+  // parents. Only for calls no body walk placed (none, in most files): the
+  // parent map is built for the whole translation unit.
+  DynTypedNodeList Parents = Ctx->getParents(*Call);
+  llvm::SmallVector<DynTypedNode, 8> Stack(Parents.begin(), Parents.end());
+  while (!Stack.empty()) {
+    DynTypedNode Node = Stack.pop_back_val();
+    if (const auto *Function = Node.get<FunctionDecl>())
+      return Function;
+    if (const auto *Lambda = Node.get<LambdaExpr>())
+      return Lambda->getCallOperator();
+    llvm::append_range(Stack, Ctx->getParents(Node));
+  }
+  return nullptr;
+}
+
+void MeshArityCheck::placeCalls() {
+  // Ids of one count everywhere: no function has one that differs.
+  if (llvm::all_of(Found, [&](const auto &F) {
+        return F.second.Coordinates == Found.front().second.Coordinates;
+      }))
+    return;
+  // The function (or lambda) of each call, from one walk of each body that
+  // may hold one: the innermost function whose body holds it. A call met
+  // in two bodies (a node two places share) is left to callableOf.
+  llvm::DenseMap<const Stmt *, const FunctionDecl *> Place;
+  for (const auto &[Call, Id] : Found)
+    Place.try_emplace(Call, nullptr);
+  llvm::DenseSet<const Stmt *> Ambiguous;
+  llvm::SmallVector<std::pair<const Stmt *, const FunctionDecl *>, 32> Pending;
+  for (const FunctionDecl *Function : Bodies) {
+    Pending.push_back({Function->getBody(), Function});
+    // A constructor's member initialisers as written.
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Function))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten())
+          Pending.push_back({Init->getInit(), Function});
+    while (!Pending.empty()) {
+      auto [S, Callable] = Pending.pop_back_val();
+      if (!S)
+        continue;
+      if (auto It = Place.find(S); It != Place.end()) {
+        if (It->second && It->second != Callable)
+          Ambiguous.insert(S);
+        It->second = Callable;
+      }
+      if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+        Callable = Lambda->getCallOperator();
+      for (const Stmt *Child : S->children())
+        Pending.push_back({Child, Callable});
+    }
+  }
+  // Calls in no such body (a helper that only signals, a member
+  // initialiser): a walk of the declaration around each, with what it holds.
+  llvm::SmallPtrSet<Decl *, 4> Walked;
+  for (auto &[Call, Id] : Found) {
+    if (Place.lookup(Call) || Ambiguous.contains(Call))
+      continue;
+    Decl *Around = declarationAround(Call->getBeginLoc(), *Ctx);
+    if (Around && Walked.insert(Around).second)
+      CallableFinder(Place, Ambiguous).TraverseDecl(Around);
+  }
+  for (auto &[Call, Id] : Found) {
+    const FunctionDecl *Function = Place.lookup(Call);
+    if (!Function || Ambiguous.contains(Call))
+      Function = callableOf(Call);
+    // A template pattern is judged in its instantiations.
+    if (!Function || Function->isDependentContext())
+      continue;
+    auto [It, Inserted] = Ids.try_emplace(Function);
+    if (Inserted)
+      Functions.push_back(Function);
+    It->second.push_back(Id);
+  }
 }
 
 void MeshArityCheck::onEndOfTranslationUnit() {
+  placeCalls();
   // Instantiations of one template report at the same spellings: once.
   std::set<unsigned> Reported;
   for (const FunctionDecl *Function : Functions) {
@@ -91,6 +307,8 @@ void MeshArityCheck::onEndOfTranslationUnit() {
   }
   Ids.clear();
   Functions.clear();
+  Found.clear();
+  Bodies.clear();
 }
 
 } // namespace dmalint::checks

@@ -29,10 +29,20 @@ private:
     clang::SourceLocation At;
     unsigned Coordinates;
   };
+  /// Puts each call of Found into the function (or lambda) it is in.
+  void placeCalls();
+  /// The function or lambda around \p Call, from the parent map.
+  const clang::FunctionDecl *callableOf(const clang::Expr *Call);
+
+  /// The mesh ids, by call, in the order the calls were met.
+  std::vector<std::pair<const clang::Expr *, MeshId>> Found;
+  /// The function definitions whose bodies may hold those calls.
+  std::vector<const clang::FunctionDecl *> Bodies;
   /// By function, in the order the functions were met.
   std::map<const clang::FunctionDecl *, std::vector<MeshId>> Ids;
   std::vector<const clang::FunctionDecl *> Functions;
   const clang::SourceManager *SM = nullptr;
+  clang::ASTContext *Ctx = nullptr;
 };
 
 } // namespace dmalint::checks

@@ -13,23 +13,43 @@ void UnusedDescriptorCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   Matchers.add(functionsUsingApi().bind("function"));
 }
 
+/// Whether \p E only passes on the object of its operand (a variable
+/// initialised with it is known by that variable's name).
+static bool passesOn(const Expr *E) {
+  return E && (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+                   ExprWithCleanups, CXXFunctionalCastExpr, ParenExpr>(E) ||
+               (isa<CXXConstructExpr>(E) &&
+                cast<CXXConstructExpr>(E)->getConstructor()->isCopyOrMoveConstructor()));
+}
+
 /// The name a construction is known by: the variable it initialises, or the
-/// called factory for a temporary.
-static std::string constructionName(const Expr *Site, ASTContext &Ctx) {
+/// called factory for a temporary. \p Parents: those of the function whose
+/// analysis built it.
+static std::string constructionName(const Expr *Site, BodyParents &Parents, ASTContext &Ctx) {
   const Stmt *Current = Site;
-  while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(*Current);
-    if (Parents.empty())
-      break;
-    if (const auto *VD = Parents[0].get<VarDecl>())
-      return VD->getNameAsString();
-    const auto *E = Parents[0].get<Expr>();
-    if (!E || !(isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
-                    ExprWithCleanups, CXXFunctionalCastExpr, ParenExpr>(E) ||
-                (isa<CXXConstructExpr>(E) &&
-                 cast<CXXConstructExpr>(E)->getConstructor()->isCopyOrMoveConstructor())))
-      break;
-    Current = E;
+  if (Parents.contains(*Site)) {
+    // The function's own statements: its parent map, not the translation
+    // unit's.
+    while (const Stmt *P = Parents.parent(*Current)) {
+      if (const VarDecl *VD = Parents.initialised(*Current))
+        return VD->getNameAsString();
+      const auto *E = dyn_cast<Expr>(P);
+      if (!passesOn(E))
+        break;
+      Current = E;
+    }
+  } else {
+    while (true) {
+      DynTypedNodeList Found = Ctx.getParents(*Current);
+      if (Found.empty())
+        break;
+      if (const auto *VD = Found[0].get<VarDecl>())
+        return VD->getNameAsString();
+      const auto *E = Found[0].get<Expr>();
+      if (!passesOn(E))
+        break;
+      Current = E;
+    }
   }
   if (const auto *Call = dyn_cast<CallExpr>(Site))
     if (const FunctionDecl *FD = Call->getDirectCallee())
@@ -46,6 +66,7 @@ void UnusedDescriptorCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   std::vector<OriginId> Unused = Analysis->unusedConstructions();
+  BodyParents Parents(*Function);
 
   for (OriginId Id = 1; Id < Analysis->Origins.size(); ++Id) {
     const OriginInfo &Origin = Analysis->origin(Id);
@@ -61,7 +82,7 @@ void UnusedDescriptorCheck::check(const MatchFinder::MatchResult &Result) {
     C.Loc = At;
     C.Message = formatMessage("descriptor '%0' is built but never started or waited; did you "
                               "mean to call '%1' or '%2' on it?",
-                              {constructionName(Origin.Site, Ctx),
+                              {constructionName(Origin.Site, Parents, Ctx),
                                methodWithRole(Api->model(), ApiRole::Start),
                                methodWithRole(Api->model(), ApiRole::Wait)});
     reached(At, std::move(C));

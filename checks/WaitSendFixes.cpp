@@ -18,8 +18,45 @@ struct Placement {
   const Stmt *Parent = nullptr;
 };
 
-Placement placementOf(const Expr &Call, ASTContext &Ctx) {
+/// Where \p Current sits as a whole statement of \p Parent, or nothing.
+Placement asBodyStatement(const Stmt *Current, const Stmt *Parent) {
+  // Only where the call is a whole statement of a block or a body.
+  bool IsBody = false;
+  if (const auto *CS = dyn_cast<CompoundStmt>(Parent))
+    IsBody = llvm::is_contained(CS->body(), Current);
+  else if (const auto *If = dyn_cast<IfStmt>(Parent))
+    IsBody = If->getThen() == Current || If->getElse() == Current;
+  else if (const auto *For = dyn_cast<ForStmt>(Parent))
+    IsBody = For->getBody() == Current;
+  else if (const auto *Range = dyn_cast<CXXForRangeStmt>(Parent))
+    IsBody = Range->getBody() == Current;
+  else if (const auto *While = dyn_cast<WhileStmt>(Parent))
+    IsBody = While->getBody() == Current;
+  else if (const auto *Do = dyn_cast<DoStmt>(Parent))
+    IsBody = Do->getBody() == Current;
+  if (!IsBody)
+    return {};
+  return {Current, Parent};
+}
+
+Placement placementOf(const Expr &Call, BodyParents &Parents, ASTContext &Ctx) {
   const Stmt *Current = &Call;
+  if (Parents.contains(Call)) {
+    // The function's own statements: its parent map, not the translation
+    // unit's.
+    while (true) {
+      const Stmt *P = Parents.parent(*Current);
+      if (!P)
+        return {};
+      if (isa<ExprWithCleanups>(P)) {
+        Current = P;
+        continue;
+      }
+      if (isa<Expr>(P))
+        return {}; // Part of a larger expression: no statement-level fix.
+      return asBodyStatement(Current, P);
+    }
+  }
   while (true) {
     DynTypedNodeList Parents = Ctx.getParents(*Current);
     if (Parents.size() != 1)
@@ -33,23 +70,7 @@ Placement placementOf(const Expr &Call, ASTContext &Ctx) {
     }
     if (isa<Expr>(P))
       return {}; // Part of a larger expression: no statement-level fix.
-    // Only where the call is a whole statement of a block or a body.
-    bool IsBody = false;
-    if (const auto *CS = dyn_cast<CompoundStmt>(P))
-      IsBody = llvm::is_contained(CS->body(), Current);
-    else if (const auto *If = dyn_cast<IfStmt>(P))
-      IsBody = If->getThen() == Current || If->getElse() == Current;
-    else if (const auto *For = dyn_cast<ForStmt>(P))
-      IsBody = For->getBody() == Current;
-    else if (const auto *Range = dyn_cast<CXXForRangeStmt>(P))
-      IsBody = Range->getBody() == Current;
-    else if (const auto *While = dyn_cast<WhileStmt>(P))
-      IsBody = While->getBody() == Current;
-    else if (const auto *Do = dyn_cast<DoStmt>(P))
-      IsBody = Do->getBody() == Current;
-    if (!IsBody)
-      return {};
-    return {Current, P};
+    return asBodyStatement(Current, P);
   }
 }
 
@@ -126,20 +147,27 @@ public:
   }
 };
 
-const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx) {
-  DynTypedNodeList Parents = Ctx.getParents(S);
-  while (!Parents.empty()) {
-    if (const auto *FD = Parents[0].get<FunctionDecl>())
+const FunctionDecl *enclosingFunction(const Stmt &S, BodyParents &Parents, ASTContext &Ctx) {
+  if (Parents.contains(S)) {
+    // The innermost lambda around it in the function, or the function.
+    for (const Stmt *P = Parents.parent(S); P; P = Parents.parent(*P))
+      if (const auto *LE = dyn_cast<LambdaExpr>(P))
+        return LE->getCallOperator();
+    return &Parents.function();
+  }
+  DynTypedNodeList Found = Ctx.getParents(S);
+  while (!Found.empty()) {
+    if (const auto *FD = Found[0].get<FunctionDecl>())
       return FD;
-    if (const auto *LE = Parents[0].get<LambdaExpr>())
+    if (const auto *LE = Found[0].get<LambdaExpr>())
       return LE->getCallOperator();
-    Parents = Ctx.getParents(Parents[0]);
+    Found = Ctx.getParents(Found[0]);
   }
   return nullptr;
 }
 
-bool prefersBraces(const Stmt &S, ASTContext &Ctx) {
-  const FunctionDecl *FD = enclosingFunction(S, Ctx);
+bool prefersBraces(const Stmt &S, BodyParents &Parents, ASTContext &Ctx) {
+  const FunctionDecl *FD = enclosingFunction(S, Parents, Ctx);
   if (!FD || !FD->getBody())
     return false;
   BraceStyle Style;
@@ -198,10 +226,10 @@ bool repeatable(const Expr *E, ASTContext &Ctx) {
 
 llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSend,
                                                 ReceiveWaitAfter After, const ApiIndex &Api,
-                                                ASTContext &Ctx) {
+                                                ASTContext &Ctx, BodyParents &Parents) {
   const SourceManager &SM = Ctx.getSourceManager();
   const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
-  Placement P = placementOf(WaitSend, Ctx);
+  Placement P = placementOf(WaitSend, Parents, Ctx);
   if (!P.Statement)
     return {};
   CharSourceRange Range = statementRange(*P.Statement, Ctx);
@@ -240,7 +268,8 @@ llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSe
 }
 
 llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
-                                        const ApiIndex &Api, ASTContext &Ctx) {
+                                        const ApiIndex &Api, ASTContext &Ctx,
+                                        BodyParents &Parents) {
   const SourceManager &SM = Ctx.getSourceManager();
   const Expr *Object = WaitSend.getImplicitObjectArgument()->IgnoreImplicit();
   const auto *Member = cast<MemberExpr>(WaitSend.getCallee()->IgnoreParens());
@@ -260,7 +289,7 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
           .str();
   if (Prefix.empty())
     return {};
-  Placement P = placementOf(WaitSend, Ctx);
+  Placement P = placementOf(WaitSend, Parents, Ctx);
   if (!P.Statement)
     return {};
   CharSourceRange Range = statementRange(*P.Statement, Ctx);
@@ -291,7 +320,7 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
             FixItHint::CreateInsertion(Range.getBegin(), Guard + EOL + *Indent + Step),
             FixItHint::CreateInsertion(Range.getEnd(), EOL + ParentIndent + "}")};
   }
-  bool Braces = prefersBraces(*P.Statement, Ctx);
+  bool Braces = prefersBraces(*P.Statement, Parents, Ctx);
   if (!Indent) {
     if (Braces)
       return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " { "),

@@ -21,6 +21,7 @@
 #define DMALINT_CHECKS_WAITSENDFIXES_H
 
 #include "dmalint/ApiModel.h"
+#include "dmalint/AstUtil.h"
 #include "dmalint/DescriptorAnalysis.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/Diagnostic.h"
@@ -28,13 +29,14 @@
 
 namespace dmalint::checks {
 
+/// \p Parents: those of the function whose analysis found the wait_send.
 llvm::SmallVector<clang::FixItHint, 2>
 definiteLocalFix(const clang::CXXMemberCallExpr &WaitSend, ReceiveWaitAfter After,
-                 const ApiIndex &Api, clang::ASTContext &Ctx);
+                 const ApiIndex &Api, clang::ASTContext &Ctx, BodyParents &Parents);
 
 llvm::SmallVector<clang::FixItHint, 2>
 guardFix(const clang::CXXMemberCallExpr &WaitSend, const ApiIndex &Api,
-         clang::ASTContext &Ctx);
+         clang::ASTContext &Ctx, BodyParents &Parents);
 
 } // namespace dmalint::checks
 

@@ -45,6 +45,7 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionAnalysis *Analysis = analysisOf(*Function, Ctx);
   if (!Analysis)
     return;
+  BodyParents Parents(*Function);
   for (const DescriptorUse &Use : Analysis->WaitSends) {
     const auto *Member = cast<MemberExpr>(Use.Call->getCallee()->IgnoreParens());
     KindVerdict Local = Analysis->localOriginsAt(Use);
@@ -63,8 +64,9 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
                                         : "'%0' on '%1', which is a local copy on some paths",
                               {Method.str(), Name});
     for (const FixItHint &Fix :
-         Local.All ? definiteLocalFix(*Use.Call, Analysis->receiveWaitAfter(Use), *Api, Ctx)
-                   : guardFix(*Use.Call, *Api, Ctx))
+         Local.All
+             ? definiteLocalFix(*Use.Call, Analysis->receiveWaitAfter(Use), *Api, Ctx, Parents)
+             : guardFix(*Use.Call, *Api, Ctx, Parents))
       C.Fixes.push_back(Fix);
     noteConstructions(C, *Analysis, Local.Origins,
                       Local.All ? "'%0' is a local copy: built here without a device id and "

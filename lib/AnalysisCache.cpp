@@ -380,6 +380,13 @@ private:
 
 bool AnalysisCache::calledInTranslationUnit(const clang::FunctionDecl &FD,
                                             clang::ASTContext &Ctx) {
+  // Sema marks each function an expression names (a call, a construction,
+  // its address): one that nothing names is called nowhere, and a kernel
+  // usually is one. (An instantiation is also named through another of its
+  // template's: the walk below.)
+  if (!FD.isReferenced() && !FD.getTemplateInstantiationPattern() &&
+      FD.getTemplatedKind() == clang::FunctionDecl::TK_NonTemplate)
+    return false;
   if (!Callees) {
     CalleeFinder Finder(Ctx.getSourceManager());
     Finder.TraverseDecl(Ctx.getTranslationUnitDecl());

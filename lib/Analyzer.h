@@ -185,6 +185,11 @@ public:
 
   // -------------------------------------------------------- Calls.cpp ---
   const FunctionSummary *summaryFor(const clang::FunctionDecl *FD);
+  /// The definition whose summary a call of \p FD reads, or null when its
+  /// summary would say nothing (no descriptor in or out, an API function).
+  const clang::FunctionDecl *summarisedDefinition(const clang::FunctionDecl *FD);
+  /// The API role of \p FD (ApiIndex::roleOf, memoised).
+  ApiRole role(const clang::FunctionDecl *FD);
   /// A call of a function (or constructor, or member function with \p Object).
   void call(const clang::Expr *Call, const clang::FunctionDecl *Callee,
             llvm::ArrayRef<const clang::Expr *> Args, const LocationList *Object, State &S,
@@ -287,6 +292,11 @@ public:
   std::map<std::pair<const clang::Expr *, unsigned>, OriginId> HelperOriginIds;
   /// Where a call is in Out.ProtocolCalls.
   std::map<const clang::Expr *, size_t> ProtocolCallIndex;
+  /// What each function and expression met is, by the model: asked at
+  /// every visit of a block, and the same every time.
+  llvm::DenseMap<const clang::FunctionDecl *, ApiRole> Roles;
+  llvm::DenseMap<const clang::FunctionDecl *, const clang::FunctionDecl *> SummarisedDefinition;
+  llvm::DenseMap<const clang::Expr *, const clang::LambdaExpr *> Lambdas;
 
   /// Where a call's use is in its list of uses.
   std::map<const clang::CXXMemberCallExpr *, size_t> UseIndex;

@@ -3,9 +3,6 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/ParentMapContext.h"
-#include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/ASTMatchers/ASTMatchers.h"
 
 using namespace clang;
 
@@ -106,24 +103,39 @@ std::optional<int64_t> constantInt(const Expr *E, const ASTContext &Ctx) {
 }
 
 /// True when a local variable is never the target of an assignment, so its
-/// initialiser is its value everywhere.
-static bool isNeverAssigned(const VarDecl *VD, ASTContext &Ctx) {
-  using namespace ast_matchers;
+/// initialiser is its value everywhere. (Taking its address counts too,
+/// unless only as a pointer to const.) One walk of the function's
+/// statements, with each one's parent at hand.
+static bool isNeverAssigned(const VarDecl *VD) {
   const auto *Fn = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (!Fn || !Fn->getBody())
     return false;
-  auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
-  auto Assignment = stmt(anyOf(
-      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(Ref))),
-      binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(Ref)))));
-  // Taking its address counts too, unless only as a pointer to const.
-  auto ToConst = implicitCastExpr(hasType(pointerType(pointee(isConstQualified()))));
-  auto AddressTaken = unaryOperator(hasOperatorName("&"),
-                                    hasUnaryOperand(ignoringParenImpCasts(Ref)),
-                                    unless(hasParent(ToConst)));
-  auto Writes = match(findAll(stmt(anyOf(Assignment, AddressTaken)).bind("w")),
-                      *Fn->getBody(), Ctx);
-  return Writes.empty();
+  auto IsVar = [&](const Expr *E) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DRE && DRE->getDecl() == VD;
+  };
+  // The conversion of `&v` to a pointer to const, as written in the type.
+  auto ToConst = [](const Stmt *Parent) {
+    const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+    const auto *Pointer = Cast ? dyn_cast<PointerType>(Cast->getType().getTypePtr()) : nullptr;
+    return Pointer && Pointer->getPointeeType().isConstQualified();
+  };
+  llvm::SmallVector<std::pair<const Stmt *, const Stmt *>, 32> Pending{{Fn->getBody(), nullptr}};
+  while (!Pending.empty()) {
+    auto [S, Parent] = Pending.pop_back_val();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->isAssignmentOp() && Op->getNumArgs() > 0 && IsVar(Op->getArg(0)))
+      return false;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp() && IsVar(BO->getLHS()))
+      return false;
+    if (const auto *UO = dyn_cast<UnaryOperator>(S);
+        UO && UO->getOpcode() == UO_AddrOf && IsVar(UO->getSubExpr()) && !ToConst(Parent))
+      return false;
+    for (const Stmt *Child : S->children())
+      if (Child)
+        Pending.push_back({Child, S});
+  }
+  return true;
 }
 
 std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
@@ -154,7 +166,7 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
-        VD->getType()->isReferenceType() || !isNeverAssigned(VD, Ctx))
+        VD->getType()->isReferenceType() || !isNeverAssigned(VD))
       return std::nullopt;
     E = stripWrappers(VD->getInit());
     ThroughVariable = true;

@@ -1,9 +1,12 @@
 //===- AstUtil.cpp - Small AST helpers shared by the analysis and checks ===//
 #include "dmalint/AstUtil.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/Version.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 
@@ -61,7 +64,96 @@ const Expr *withoutWrappers(const Expr *E, bool Conversions) {
   return E;
 }
 
+namespace {
+
+/// The answer of isInDependentContext for \p S in a function's body: the
+/// context of the variable it initialises, of the lambda whose body holds
+/// it, else of the function.
+bool dependentInBody(const Stmt &S, BodyParents &Parents) {
+  const Stmt *Current = &S;
+  while (true) {
+    if (const VarDecl *VD = Parents.initialised(*Current))
+      return VD->getDeclContext() && VD->getDeclContext()->isDependentContext();
+    const Stmt *Up = Parents.parent(*Current);
+    if (!Up)
+      return Parents.function().isDependentContext();
+    // A lambda's body is its call operator's (the translation unit's map
+    // gives the operator as the body's parent).
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(Up); Lambda && Lambda->getBody() == Current)
+      return Lambda->getCallOperator()->isDependentContext();
+    Current = Up;
+  }
+}
+
+/// isInDependentContext from the declarations whose text holds \p S: the
+/// function (or the function template's pattern or instantiation) whose body
+/// holds it, and that body's own parent map; nothing when it is elsewhere (a
+/// class template's member, a default argument, a variable's initialiser):
+/// then the translation unit's parent map says.
+std::optional<bool> dependentByText(const Stmt &S, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation At = SM.getExpansionLoc(S.getBeginLoc());
+  if (At.isInvalid())
+    return std::nullopt;
+  // The files whose text holds the location: its own, and each that
+  // includes the one before.
+  llvm::SmallDenseSet<FileID, 4> Holding;
+  for (FileID F = SM.getFileID(At); F.isValid() && Holding.insert(F).second;) {
+    SourceLocation IncludedAt = SM.getIncludeLoc(F);
+    if (IncludedAt.isInvalid())
+      break;
+    F = SM.getFileID(SM.getExpansionLoc(IncludedAt));
+  }
+  auto Holds = [&](SourceRange Range) {
+    if (Range.isInvalid())
+      return false;
+    SourceLocation Begin = SM.getExpansionLoc(Range.getBegin());
+    SourceLocation End = SM.getExpansionRange(Range.getEnd()).getEnd();
+    // One file the location is no part of (a standard header): no ordering.
+    if (SM.getFileID(Begin) == SM.getFileID(End) && !Holding.contains(SM.getFileID(Begin)))
+      return false;
+    return !SM.isBeforeInTranslationUnit(At, Begin) && !SM.isBeforeInTranslationUnit(End, At);
+  };
+  const DeclContext *DC = Ctx.getTranslationUnitDecl();
+  while (true) {
+    const Decl *Around = nullptr;
+    for (const Decl *D : DC->decls())
+      if (!D->isImplicit() && Holds(D->getSourceRange())) {
+        Around = D;
+        break;
+      }
+    if (!Around)
+      return std::nullopt;
+    // The functions whose statements carry this text: a function, or a
+    // function template's pattern and its instantiations.
+    llvm::SmallVector<const FunctionDecl *, 4> Functions;
+    if (const auto *Template = dyn_cast<FunctionTemplateDecl>(Around)) {
+      Functions.push_back(Template->getTemplatedDecl());
+      for (const FunctionDecl *Instance : Template->specializations())
+        Functions.push_back(Instance);
+    } else if (const auto *Function = dyn_cast<FunctionDecl>(Around)) {
+      Functions.push_back(Function);
+    } else if (isa<NamespaceDecl, LinkageSpecDecl, ExportDecl>(Around) ||
+               (isa<CXXRecordDecl>(Around) && !cast<CXXRecordDecl>(Around)->isDependentContext())) {
+      DC = cast<DeclContext>(Around);
+      continue;
+    } else {
+      return std::nullopt;
+    }
+    for (const FunctionDecl *Function : Functions) {
+      BodyParents Parents(*Function);
+      if (Parents.contains(S))
+        return dependentInBody(S, Parents);
+    }
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
 bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
+  if (std::optional<bool> Answer = dependentByText(S, Ctx))
+    return *Answer;
   DynTypedNodeList Parents = Ctx.getParents(S);
   // Walk up through statements to the nearest declaration.
   while (!Parents.empty()) {
@@ -74,6 +166,44 @@ bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
     Parents = Ctx.getParents(P);
   }
   return false;
+}
+
+BodyParents::BodyParents(const FunctionDecl &Function) : Function(Function) {}
+
+BodyParents::~BodyParents() = default;
+
+bool BodyParents::contains(const Stmt &S) {
+  Stmt *Body = Function.getBody();
+  if (!Body)
+    return false;
+  if (&S == Body)
+    return true;
+  if (!Map)
+    Map = std::make_unique<ParentMap>(Body);
+  return Map->hasParent(&S);
+}
+
+const Stmt *BodyParents::parent(const Stmt &S) {
+  if (!contains(S) || &S == Function.getBody())
+    return nullptr;
+  return Map->getParent(&S);
+}
+
+const VarDecl *BodyParents::initialised(const Stmt &S) {
+  const Stmt *P = parent(S);
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(P)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit() == &S)
+        return VD;
+  } else if (const auto *Lambda = dyn_cast_or_null<LambdaExpr>(P)) {
+    // `[d = make_async_copy(...)]`: the capture's own variable.
+    for (const LambdaCapture &C : Lambda->captures())
+      if (C.capturesVariable())
+        if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar());
+            VD && VD->isInitCapture() && VD->getInit() == &S)
+          return VD;
+  }
+  return nullptr;
 }
 
 std::string spelling(const Expr *E, const ASTContext &Ctx) {

@@ -18,7 +18,18 @@ using namespace clang;
 namespace dmalint {
 
 const FunctionSummary *Analyzer::summaryFor(const FunctionDecl *FD) {
-  if (!FD || !Summaries || !Limits.UseSummaries || Api.roleOf(FD) != ApiRole::None)
+  if (!FD || !Summaries || !Limits.UseSummaries)
+    return nullptr;
+  // Whether FD has a summary worth asking for depends only on FD: decided
+  // once per callee (a loop asks at every visit).
+  auto [It, Inserted] = SummarisedDefinition.try_emplace(FD, nullptr);
+  if (Inserted)
+    It->second = summarisedDefinition(FD);
+  return It->second ? Summaries->function(*It->second) : nullptr;
+}
+
+const FunctionDecl *Analyzer::summarisedDefinition(const FunctionDecl *FD) {
+  if (role(FD) != ApiRole::None)
     return nullptr;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isVirtual())
     return nullptr;
@@ -41,7 +52,14 @@ const FunctionSummary *Analyzer::summaryFor(const FunctionDecl *FD) {
       llvm::none_of(Definition->parameters(),
                     [&](const ParmVarDecl *P) { return Relevant(P->getType()); }))
     return nullptr;
-  return Summaries->function(*Definition);
+  return Definition;
+}
+
+ApiRole Analyzer::role(const FunctionDecl *FD) {
+  auto [It, Inserted] = Roles.try_emplace(FD, ApiRole::None);
+  if (Inserted)
+    It->second = Api.roleOf(FD);
+  return It->second;
 }
 
 LocationList Analyzer::argumentLocations(const Expr *Arg, QualType ParamType, const State &S) {
@@ -314,14 +332,19 @@ void Analyzer::opaqueCall(const FunctionDecl *Callee, llvm::ArrayRef<const Expr 
 }
 
 const LambdaExpr *Analyzer::lambdaOf(const Expr *E) {
-  E = stripWrappers(E);
-  if (const auto *L = dyn_cast<LambdaExpr>(E))
-    return L;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+  auto [It, Inserted] = Lambdas.try_emplace(E, nullptr);
+  if (!Inserted)
+    return It->second;
+  const LambdaExpr *Found = nullptr;
+  const Expr *Plain = stripWrappers(E);
+  if (const auto *L = dyn_cast<LambdaExpr>(Plain))
+    Found = L;
+  else if (const auto *DRE = dyn_cast<DeclRefExpr>(Plain->IgnoreParenImpCasts()))
     if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
       if (VD->getInit() && VD->hasLocalStorage() && !VD->getType()->isReferenceType())
-        return dyn_cast<LambdaExpr>(stripWrappers(VD->getInit()));
-  return nullptr;
+        Found = dyn_cast<LambdaExpr>(stripWrappers(VD->getInit()));
+  It->second = Found;
+  return Found;
 }
 
 void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallOperator,

@@ -138,7 +138,7 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
   }
   G.SubjectsNegated = G.Negated;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
-      Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
+      Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {
     LocationList Subjects = objectLocations(Call, S);
     if (!hasUnknown(Subjects))
       G.Subjects = std::move(Subjects);

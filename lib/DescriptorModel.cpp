@@ -280,7 +280,7 @@ void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallEx
 }
 
 bool Analyzer::transferApiMethod(const CXXMemberCallExpr *MC, State &S, bool Report) {
-  ApiRole Role = Api.roleOf(MC->getMethodDecl());
+  ApiRole Role = role(MC->getMethodDecl());
   if (Role == ApiRole::None)
     return false;
   if (Role != ApiRole::Start && Role != ApiRole::Wait && Role != ApiRole::WaitSend &&

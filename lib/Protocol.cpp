@@ -322,10 +322,19 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     return Found;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && MD->getParent()->isLambda())
     return Found;
-  // Only a wait with a copy in flight before it can race: most functions
-  // stop here, before any model is built.
-  if (llvm::none_of(A.ReceiveWaits,
-                    [](const DescriptorUse &U) { return !U.InFlightBefore.empty(); }) &&
+  // Only a wait of local copies alone with another copy in flight before it
+  // (not one it waits, not one handed on), or a helper's wait with a copy in
+  // flight before the call, can race: most functions stop here, before any
+  // model is built (the loop below asks the same first).
+  auto MayRace = [&](const DescriptorUse &U) {
+    if (llvm::none_of(U.InFlightBefore, [&](OriginId D) {
+          return !U.Values.hasOrigin(D) && !A.handedOn(D);
+        }))
+      return false;
+    KindVerdict Local = A.verdict(U.Values, Remoteness::Local);
+    return Local.All && !Local.AnyUnknown && !Local.Origins.empty();
+  };
+  if (llvm::none_of(A.ReceiveWaits, MayRace) &&
       llvm::none_of(A.ProtocolCalls, [](const ProtocolCall &PC) {
         return !PC.InFlightBefore.empty() && !PC.Summary.Waits.empty();
       }))

@@ -128,7 +128,7 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
   }
   if (const auto *Call = dyn_cast<CallExpr>(St)) {
     const FunctionDecl *FD = Call->getDirectCallee();
-    ApiRole Role = Api.roleOf(FD);
+    ApiRole Role = role(FD);
     if (Role != ApiRole::None) {
       // A factory builds a copy, used or not (a discarded temporary never
       // is); an already-started one is in flight from here.
@@ -217,7 +217,7 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
       E = UO->getSubExpr()->IgnoreParenImpCasts();
     }
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
-        Call && Api.roleOf(Call->getMethodDecl()) == ApiRole::IsRemote) {
+        Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {
       LocationList Subjects = objectLocations(Call, S);
       if (!hasUnknown(Subjects)) {
         Guard G;
@@ -531,7 +531,7 @@ ValueSet Analyzer::eval(const Expr *E, const State &S) {
     const FunctionDecl *FD = Call->getDirectCallee();
     if (TypeModel::functionEffect(FD) == FunctionEffect::Identity && Call->getNumArgs() >= 1)
       return eval(Call->getArg(0), S);
-    switch (Api.roleOf(FD)) {
+    switch (role(FD)) {
     case ApiRole::LocalFactory:
     case ApiRole::StartedLocalFactory:
       return ValueSet::of(originValue(E, Remoteness::Local));

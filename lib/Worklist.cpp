@@ -13,24 +13,33 @@ namespace dmalint {
 /// Blocks reachable from the entry, in reverse post-order. (LLVM's
 /// traversal would visit the null successors that CFG pruning leaves for
 /// constant conditions such as `do { } while (0)`.)
+///
+/// The depth-first search takes a block's successors last to first. A loop
+/// head's successors are its body, then its exit: searched in that order, the
+/// code after the loop would finish last and come first in the order, before
+/// the body, and the fixed point would visit it with the state of the first
+/// iteration only, then again once the body has run. Searched exit first,
+/// the body comes first and the code after the loop is visited once the
+/// loop has settled.
 std::vector<const CFGBlock *> reversePostOrder(const CFG &G) {
   std::vector<const CFGBlock *> PostOrder;
   std::vector<bool> Seen(G.getNumBlockIDs(), false);
-  std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>> Stack;
-  Stack.push_back({&G.getEntry(), G.getEntry().succ_begin()});
+  // A block and how many of its successors are still to search.
+  std::vector<std::pair<const CFGBlock *, unsigned>> Stack;
+  Stack.push_back({&G.getEntry(), G.getEntry().succ_size()});
   Seen[G.getEntry().getBlockID()] = true;
   while (!Stack.empty()) {
-    auto &[Block, Next] = Stack.back();
-    if (Next == Block->succ_end()) {
+    auto &[Block, Left] = Stack.back();
+    if (Left == 0) {
       PostOrder.push_back(Block);
       Stack.pop_back();
       continue;
     }
-    const CFGBlock *Succ = Next->getReachableBlock();
-    ++Next;
+    --Left;
+    const CFGBlock *Succ = (Block->succ_begin() + Left)->getReachableBlock();
     if (Succ && !Seen[Succ->getBlockID()]) {
       Seen[Succ->getBlockID()] = true;
-      Stack.push_back({Succ, Succ->succ_begin()});
+      Stack.push_back({Succ, Succ->succ_size()});
     }
   }
   return std::vector<const CFGBlock *>(PostOrder.rbegin(), PostOrder.rend());
@@ -215,6 +224,34 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
   Queue.push(0);
   Queued[0] = true;
 
+  // For developers: the converged state at the start of each block.
+  auto DebugState = [](const CFGBlock &B, const State &S) {
+    static const bool Debug = std::getenv("DMALINT_DEBUG_STATES") != nullptr;
+    if (!Debug)
+      return;
+    llvm::errs() << "B" << B.getBlockID() << ":";
+    for (auto &[L, C] : S.Cells) {
+      llvm::errs() << " " << L.str() << "={";
+      for (const Value &V : C.Values.values())
+        llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
+      for (const Location &T : C.Targets)
+        llvm::errs() << "->" << T.str() << ",";
+      llvm::errs() << "}";
+    }
+    llvm::errs() << "\n";
+  };
+  // Whether the block at \p At is visited once: a component of its own,
+  // not its own successor.
+  auto OnlyVisit = [&](unsigned At) {
+    if (Order.ComponentStart[At] != At ||
+        (At + 1 < ByOrder.size() && Order.ComponentStart[At + 1] == At))
+      return false;
+    const CFGBlock *B = ByOrder[At];
+    return llvm::none_of(B->succs(), [&](const CFGBlock::AdjacentBlock &Succ) {
+      return Succ.getReachableBlock() == B;
+    });
+  };
+
   // Records the uses of the blocks before position \p End, whose states are
   // final, and frees their states (the exit's is returned).
   unsigned Done = 0;
@@ -227,20 +264,7 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
       if (!Slot)
         continue;
       if (Report) {
-        // For developers: the converged state at the start of each block.
-        static const bool Debug = std::getenv("DMALINT_DEBUG_STATES") != nullptr;
-        if (Debug) {
-          llvm::errs() << "B" << B->getBlockID() << ":";
-          for (auto &[L, C] : Slot->Cells) {
-            llvm::errs() << " " << L.str() << "={";
-            for (const Value &V : C.Values.values())
-              llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
-            for (const Location &T : C.Targets)
-              llvm::errs() << "->" << T.str() << ",";
-            llvm::errs() << "}";
-          }
-          llvm::errs() << "\n";
-        }
+        DebugState(*B, *Slot);
         if (B->getBlockID() == ExitID) {
           State S = *Slot;
           transferBlock(*B, S, /*Report=*/true, Depth);
@@ -266,10 +290,27 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     if (Out.HitWorkLimit)
       return State();
     const CFGBlock *B = ByOrder[At];
-    State S = *In[B->getBlockID()];
+    std::unique_ptr<State> &Slot = In[B->getBlockID()];
+    // A block that is a component of its own (no loop through it) is
+    // visited once, with its final state: its uses are recorded in this
+    // visit, and its state is not kept for the sweep.
+    bool Final = Report && B->getBlockID() != ExitID && OnlyVisit(At);
+    State S = Final ? std::move(*Slot) : *Slot;
+    if (Final) {
+      Slot.reset();
+      --StoredStates;
+    }
     if (!chargeVisit(*B, S))
       return State();
-    transferBlock(*B, S, /*Report=*/false, Depth);
+    if (Final) {
+      DebugState(*B, S);
+      bool Outer = InReportSweep;
+      InReportSweep = true;
+      transferBlock(*B, S, /*Report=*/true, Depth);
+      InReportSweep = Outer;
+    } else {
+      transferBlock(*B, S, /*Report=*/false, Depth);
+    }
     if (Out.HitWorkLimit)
       return State();
     propagate(*this, *B, std::move(S), [&](const CFGBlock *Succ, State T) {

@@ -195,16 +195,15 @@ std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
     }
   }
   assignFingerprints(Findings);
-  std::map<std::string, std::vector<std::string>> LineHashes; // Per file, once.
+  std::map<std::string, LineHashes> Hashes; // Per file, once.
   for (Finding &F : Findings) {
     if (!F.isFinding() || !F.Primary.At || !F.Primary.At->resolved())
       continue;
-    auto It = LineHashes.find(F.Primary.At->Path);
-    if (It == LineHashes.end())
-      It = LineHashes.emplace(F.Primary.At->Path, lineHashes(Sources.text(F.Primary.At->Path)))
-               .first;
-    if (F.Primary.At->Line <= It->second.size())
-      F.LineHash = It->second[F.Primary.At->Line - 1];
+    auto It = Hashes.find(F.Primary.At->Path);
+    if (It == Hashes.end())
+      It = Hashes.emplace(F.Primary.At->Path, LineHashes(Sources.text(F.Primary.At->Path))).first;
+    if (F.Primary.At->Line <= It->second.lines())
+      F.LineHash = It->second.of(F.Primary.At->Line);
   }
   return Findings;
 }

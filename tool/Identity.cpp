@@ -6,6 +6,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 
@@ -18,7 +19,16 @@ namespace {
 class Locator {
 public:
   Locator(ASTContext &Ctx, SourceLocation Loc)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), At(SM.getExpansionLoc(Loc)) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), At(SM.getExpansionLoc(Loc)) {
+    // The files whose text holds the location: its own, and each that
+    // includes the one before.
+    for (FileID F = SM.getFileID(At); F.isValid() && Holding.insert(F).second;) {
+      SourceLocation IncludedAt = SM.getIncludeLoc(F);
+      if (IncludedAt.isInvalid())
+        break;
+      F = SM.getFileID(SM.getExpansionLoc(IncludedAt));
+    }
+  }
 
   bool holds(SourceRange Range) const {
     if (Range.isInvalid())
@@ -28,29 +38,63 @@ public:
     return !SM.isBeforeInTranslationUnit(At, Begin) && !SM.isBeforeInTranslationUnit(End, At);
   }
 
+  /// False for a declaration that begins and ends in one file of which the
+  /// location's file is no part (the standard headers, for a location in the
+  /// main file): what holds() would say, without ordering locations.
+  bool mayHold(SourceRange Range) const {
+    if (Range.isInvalid())
+      return false;
+    FileID Begin = SM.getFileID(SM.getExpansionLoc(Range.getBegin()));
+    FileID End = SM.getFileID(SM.getExpansionRange(Range.getEnd()).getEnd());
+    return Begin != End || Holding.contains(Begin);
+  }
+
   /// The innermost function definition (not a lambda's call operator, which
   /// is reached through the statements) that holds the location, through
   /// namespaces, classes and templates; else the innermost declaration.
   const Decl *innermostDecl(const DeclContext &DC, const Decl *Around = nullptr) const {
     for (const Decl *D : DC.decls()) {
-      if (D->isImplicit() || !holds(D->getSourceRange()))
+      if (D->isImplicit() || !mayHold(D->getSourceRange()) || !holds(D->getSourceRange()))
         continue;
-      if (const auto *Template = dyn_cast<TemplateDecl>(D))
-        if (const NamedDecl *Pattern = Template->getTemplatedDecl())
-          D = Pattern;
-      if (const auto *Function = dyn_cast<FunctionDecl>(D))
-        return Function;
-      if (const auto *Inner = dyn_cast<DeclContext>(D);
-          Inner && isa<NamespaceDecl, LinkageSpecDecl, ExportDecl, CXXRecordDecl>(D))
-        return innermostDecl(*Inner, D);
-      return D;
+      return within(D);
     }
     return Around;
   }
 
+  /// innermostDecl of the translation unit, from its index.
+  const Decl *innermostDecl(const TopLevelDecls &Index) const {
+    for (const TopLevelDecls::Entry &E : Index.entries()) {
+      if ((E.Begin == E.End && !Holding.contains(E.Begin)) || !holds(E.D->getSourceRange()))
+        continue;
+      return within(E.D);
+    }
+    return nullptr;
+  }
+
+  const Decl *innermostDecl(ASTContext &Ctx, const TopLevelDecls *Index) const {
+    return Index ? innermostDecl(*Index) : innermostDecl(*Ctx.getTranslationUnitDecl());
+  }
+
+private:
+  /// The declaration \p D holds the location: it, or what in it does.
+  const Decl *within(const Decl *D) const {
+    if (const auto *Template = dyn_cast<TemplateDecl>(D))
+      if (const NamedDecl *Pattern = Template->getTemplatedDecl())
+        D = Pattern;
+    if (const auto *Function = dyn_cast<FunctionDecl>(D))
+      return Function;
+    if (const auto *Inner = dyn_cast<DeclContext>(D);
+        Inner && isa<NamespaceDecl, LinkageSpecDecl, ExportDecl, CXXRecordDecl>(D))
+      return innermostDecl(*Inner, D);
+    return D;
+  }
+
+public:
+
   ASTContext &Ctx;
   const SourceManager &SM;
   SourceLocation At;
+  llvm::SmallDenseSet<FileID, 4> Holding;
 };
 
 /// The sub-statements of \p S that are bodies (of an if, a loop, ...): not
@@ -204,10 +248,22 @@ std::string spelt(const Expr *E, const ASTContext &Ctx) {
 
 } // namespace
 
-std::string enclosingFunction(ASTContext &Ctx, SourceLocation Loc) {
+TopLevelDecls::TopLevelDecls(const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    if (D->isImplicit())
+      continue;
+    SourceRange R = D->getSourceRange();
+    if (R.isInvalid())
+      continue; // holds() says no.
+    Entries.push_back({D, SM.getFileID(SM.getExpansionLoc(R.getBegin())),
+                       SM.getFileID(SM.getExpansionRange(R.getEnd()).getEnd())});
+  }
+}
+
+std::string enclosingFunction(ASTContext &Ctx, SourceLocation Loc, const TopLevelDecls *Index) {
   Locator L(Ctx, Loc);
-  const auto *Function =
-      dyn_cast_or_null<FunctionDecl>(L.innermostDecl(*Ctx.getTranslationUnitDecl()));
+  const auto *Function = dyn_cast_or_null<FunctionDecl>(L.innermostDecl(Ctx, Index));
   if (!Function)
     return "";
   const SourceManager &SM = Ctx.getSourceManager();
@@ -216,10 +272,11 @@ std::string enclosingFunction(ASTContext &Ctx, SourceLocation Loc) {
          std::to_string(SM.getFileOffset(At));
 }
 
-FindingIdentity identify(ASTContext &Ctx, SourceLocation Loc, const ApiIndex *Api) {
+FindingIdentity identify(ASTContext &Ctx, SourceLocation Loc, const ApiIndex *Api,
+                         const TopLevelDecls *Index) {
   FindingIdentity Identity;
   Locator L(Ctx, Loc);
-  const Decl *Around = L.innermostDecl(*Ctx.getTranslationUnitDecl());
+  const Decl *Around = L.innermostDecl(Ctx, Index);
   if (!Around)
     return Identity;
   const auto *Function = dyn_cast<FunctionDecl>(Around);

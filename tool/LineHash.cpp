@@ -1,7 +1,7 @@
 //===- LineHash.cpp - GitHub code scanning's primaryLocationLineHash ------===//
 #include "LineHash.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include <array>
 #include <cstdint>
 
@@ -42,7 +42,7 @@ public:
     roll(C);
   }
 
-  std::vector<std::string> finish() {
+  std::vector<std::pair<uint64_t, unsigned>> finish() {
     add(EndOfFile);
     for (unsigned I = 0; I < WindowSize; ++I) {
       if (LineAt[Index] != -1)
@@ -60,13 +60,14 @@ private:
     Index = (Index + 1) % WindowSize;
   }
 
+  // Every line's hash is counted, but spelled only when asked for (a file
+  // with one finding asks for one line of thousands).
   void emit() {
-    std::string Value = llvm::utohexstr(Hash, /*LowerCase=*/true);
-    unsigned Seen = ++Counts[Value];
+    unsigned Seen = ++Counts[Hash];
     size_t Line = static_cast<size_t>(LineAt[Index]);
     if (Hashes.size() < Line)
       Hashes.resize(Line);
-    Hashes[Line - 1] = Value + ":" + std::to_string(Seen);
+    Hashes[Line - 1] = {Hash, Seen};
     LineAt[Index] = -1;
   }
 
@@ -78,8 +79,8 @@ private:
   int64_t Lines = 0;
   bool AtLineStart = true;
   bool AfterCarriageReturn = false;
-  llvm::StringMap<unsigned> Counts;
-  std::vector<std::string> Hashes;
+  llvm::DenseMap<uint64_t, unsigned> Counts;
+  std::vector<std::pair<uint64_t, unsigned>> Hashes; ///< By line: the hash, its count so far.
 };
 
 /// Feeds \p Text, decoded from UTF-8 as Node.js decodes it (a sequence that
@@ -137,10 +138,25 @@ void feedUtf16(llvm::StringRef Text, RollingLineHash &Hasher) {
 
 } // namespace
 
-std::vector<std::string> lineHashes(llvm::StringRef Text) {
+LineHashes::LineHashes(llvm::StringRef Text) {
   RollingLineHash Hasher;
   feedUtf16(Text, Hasher);
-  return Hasher.finish();
+  Values = Hasher.finish();
+}
+
+std::string LineHashes::of(size_t Line) const {
+  if (Line == 0 || Line > Values.size())
+    return "";
+  const auto &[Hash, Seen] = Values[Line - 1];
+  return llvm::utohexstr(Hash, /*LowerCase=*/true) + ":" + std::to_string(Seen);
+}
+
+std::vector<std::string> lineHashes(llvm::StringRef Text) {
+  LineHashes Hashes(Text);
+  std::vector<std::string> All;
+  for (size_t Line = 1; Line <= Hashes.lines(); ++Line)
+    All.push_back(Hashes.of(Line));
+  return All;
 }
 
 } // namespace dmalint::tool

@@ -25,10 +25,25 @@
 #define DMALINT_TOOL_LINEHASH_H
 
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dmalint::tool {
+
+/// The primaryLocationLineHashes of the lines of a text (UTF-8): all
+/// computed (each counts the lines before it with the same hash), spelled
+/// one at a time.
+class LineHashes {
+public:
+  explicit LineHashes(llvm::StringRef Text);
+  size_t lines() const { return Values.size(); }
+  /// Line \p Line's (1-based), or "" when there is no such line.
+  std::string of(size_t Line) const;
+
+private:
+  std::vector<std::pair<uint64_t, unsigned>> Values; ///< By line: the hash, its count so far.
+};
 
 /// The primaryLocationLineHash of every line of \p Text (UTF-8): element
 /// I is line I + 1's.

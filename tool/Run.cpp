@@ -172,6 +172,7 @@ public:
   void setAST(ASTContext *Ctx, std::shared_ptr<const ApiIndex> Api) {
     this->Ctx = Ctx;
     this->Api = std::move(Api);
+    Index.reset();
   }
 
   void BeginSourceFile(const LangOptions &LO, const Preprocessor *PP) override {
@@ -185,15 +186,18 @@ public:
     DiagnosticConsumer::HandleDiagnostic(Level, Info);
     if (Ctx && Info.getLocation().isValid() && Info.hasSourceManager()) {
       SourceLocation Loc = Info.getLocation();
+      if (!Index)
+        Index = std::make_unique<TopLevelDecls>(*Ctx);
       if (Level == DiagnosticsEngine::Note) {
         if (Last)
-          Last->Functions.push_back(enclosingFunction(*Ctx, Loc));
+          Last->Functions.push_back(enclosingFunction(*Ctx, Loc, Index.get()));
       } else {
         const SourceManager &SM = Info.getSourceManager();
         SourceLocation File = SM.getFileLoc(Loc);
         Record &R = Records[key(Context.getCheckName(Info.getID()), SM.getFilename(File),
                                 SM.getFileOffset(File))];
-        R = Record{identify(*Ctx, Loc, Api.get()), {enclosingFunction(*Ctx, Loc)}};
+        R = Record{identify(*Ctx, Loc, Api.get(), Index.get()),
+                   {enclosingFunction(*Ctx, Loc, Index.get())}};
         Last = &R;
       }
     } else if (Level != DiagnosticsEngine::Note) {
@@ -219,6 +223,9 @@ private:
   std::shared_ptr<const ApiIndex> Api;
   std::map<std::string, Record> Records;
   Record *Last = nullptr;
+  /// The translation unit's top-level declarations, read at its first
+  /// diagnostic.
+  std::unique_ptr<TopLevelDecls> Index;
 };
 
 /// The checks of one translation unit and the matchers they registered, as

@@ -4,7 +4,12 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include <memory>
 #include <string>
+
+namespace clang {
+class ParentMap;
+} // namespace clang
 
 namespace dmalint {
 
@@ -23,6 +28,32 @@ const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
 /// True when \p S sits in a template pattern (code that is never run as
 /// written; only its instantiations are analysed).
 bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);
+
+/// The parents of the statements of one function's body: clang's ParentMap
+/// of that body, built on first use. The translation unit's parent map
+/// (ASTContext::getParents) is built for the whole translation unit,
+/// standard headers included, the first time anything asks: on the way to a
+/// report about a statement of a known function, this one is what to ask.
+class BodyParents {
+public:
+  explicit BodyParents(const clang::FunctionDecl &Function);
+  ~BodyParents();
+  /// Whether \p S is the body or a statement in it.
+  bool contains(const clang::Stmt &S);
+  /// The statement \p S is a child of; null for the body itself. (Where the
+  /// translation unit's map gives a declaration, for the initialiser of a
+  /// local variable or an init-capture, this gives the declaration
+  /// statement or the lambda.)
+  const clang::Stmt *parent(const clang::Stmt &S);
+  /// The local variable (or a lambda's init-capture) \p S initialises, if
+  /// it is one's initialiser.
+  const clang::VarDecl *initialised(const clang::Stmt &S);
+  const clang::FunctionDecl &function() const { return Function; }
+
+private:
+  const clang::FunctionDecl &Function;
+  std::unique_ptr<clang::ParentMap> Map;
+};
 
 /// The source text of \p E as written, or "" when it does not come from one
 /// contiguous range of a file.

@@ -55,7 +55,7 @@ RESULTS = os.path.join(ROOT, "bench", "results")
 DOC = os.path.join(ROOT, "docs", "performance.md")
 BEGIN = "<!-- BEGIN bench/run results (generated from bench/results/*.json: edits here are overwritten) -->"
 END = "<!-- END bench/run results -->"
-SECTIONS = ("overhead", "peer", "scaling", "worklimit")
+SECTIONS = ("overhead", "checks", "peer", "scaling", "worklimit")
 # The checks with a WorkLimit (the descriptor analysis'). dma-semaphore-imbalance
 # counts barriers without it, has no WorkLimit, and runs in every dma-* run.
 DATAFLOW_CHECKS = ("dma-wait-send-on-local-copy", "dma-start-priority",
@@ -64,6 +64,13 @@ DATAFLOW_CHECKS = ("dma-wait-send-on-local-copy", "dma-start-priority",
 FLOOR_CHECK = "readability-braces-around-statements"
 PEER_CHECK = "bugprone-unchecked-optional-access"
 DMA_PEER_CHECK = "dma-wait-send-on-local-copy"
+# Every check, for the per-check cost (section "checks"): the five that
+# mirror Pallas' trace-time errors, then the protocol and verifier checks.
+ALL_CHECKS = ("dma-wait-send-on-local-copy", "dma-start-priority",
+              "dma-src-sem-device-id-mismatch", "dma-unused-descriptor",
+              "dma-device-id-type-mismatch", "dma-semaphore-race", "dma-semaphore-imbalance",
+              "dma-send-never-waited", "dma-shape-mismatch", "dma-bool-ref", "dma-mesh-arity")
+PROTOCOL_CHECKS = ALL_CHECKS[5:]
 WORK_LIMITS = [1000, 10000, 100000, 1000000]  # 100000 is the default
 DEFAULT_WORK_LIMIT = 100000
 
@@ -296,6 +303,36 @@ def section_overhead(args, tools, scratch):
         row["skipped_functions"] = len(skipped_functions(v["stdout"]))
         rows.append(row)
     return {"inputs": rows, "copies": copies, "modules": modules, "dense_copies": dense_copies}
+
+
+def section_checks(args, tools, scratch):
+    """What each check costs alone (`--checks=-*,<check>`) and all together,
+    in instructions over `-fsyntax-only`, on the realistic translation unit
+    and the dense kernels (the corpus kernels replicated): one callgrind run
+    of each command, one timed run beside it."""
+    d = os.path.join(scratch, "checks")
+    os.makedirs(d, exist_ok=True)
+    copies = 2 if args.quick else 10
+    dense_copies = 2 if args.quick else generate.DENSE_COPIES
+    inputs = (("realistic", "realistic.cc", generate.realistic(copies)),
+              ("dense", "dense.cc", generate.dense(dense_copies)))
+    rows = []
+    for kind, name, text in inputs:
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        cmds = {"clang": (tools.clang([name]), d), "all": (tools.dmalint([name]), d)}
+        for check in ALL_CHECKS:
+            cmds[check] = (tools.dmalint([name], "--checks=-*," + check), d)
+        log(f"checks: {name}")
+        recs = measure(cmds, 1, args.timeout)
+        row = {"input": name, "kind": kind, "lines": lines_of(os.path.join(d, name)),
+               "commands": {}}
+        for cname, rec in recs.items():
+            out = strip(rec, "clang" if cname == "clang" else "dmalint", name)
+            out["instructions"] = maybe_callgrind(args, rec, *cmds[cname], force=True)
+            row["commands"][cname] = out
+        rows.append(row)
+    return {"inputs": rows, "copies": copies, "dense_copies": dense_copies}
 
 
 PROFILE_LINE = re.compile(r"^\s*([\d,]+) \(\s*([\d.]+)%\)\s+(?:[^:\s]*):(.*?)(?: \[(.*)\])?$")
@@ -732,6 +769,35 @@ def render(results):
             out.append(table(["function (inclusive)", "Ir", "of total"], rows))
             out.append("")
 
+    chk = results.get("checks")
+    if chk:
+        out.append("### What each check costs\n")
+        out.append("`dmalint --checks='-*,<check>'` for each check alone, and all of them (the "
+                   "default), on the realistic translation unit and on the dense kernels (the "
+                   "corpus kernels replicated, no finding): instructions over `clang++-19 "
+                   "-fsyntax-only`'s on the same file, as a share of it. A check alone pays "
+                   "for what it shares with others (the descriptor analysis of each function "
+                   "is built once per run and read by every dataflow check), so the shares do "
+                   "not add up to the row of all checks. One run each.\n")
+        header = ["check"]
+        for r in chk["inputs"]:
+            c = r["commands"]["clang"].get("instructions")
+            header += [f"`{r['input']}` Ir over -fsyntax-only ({fmt_ir(c)})", "share"]
+        rows = []
+        for cname in ("all",) + ALL_CHECKS:
+            label = ("**all checks**" if cname == "all" else
+                     f"`{cname}`" + (" (protocol)" if cname in PROTOCOL_CHECKS else ""))
+            row = [label]
+            for r in chk["inputs"]:
+                c = r["commands"]["clang"]
+                x = r["commands"].get(cname)
+                n = net_ir(x, c)
+                row += ["-" if n is None else f"{n / 1e6:,.1f}M",
+                        "-" if n is None else f"{100.0 * n / c['instructions']:.2f}%"]
+            rows.append(row)
+        out.append(table(header, rows))
+        out.append("")
+
     peer = results.get("peer")
     if peer:
         out.append("### 2. Against a peer on the same dataflow shape\n")
@@ -906,7 +972,7 @@ def render(results):
                         verdict(bool(engaged) and not bounded)])
 
     findings = []
-    for sec in ("overhead", "peer", "scaling", "worklimit"):
+    for sec in SECTIONS:
         data = results.get(sec)
         if not data:
             continue
@@ -980,7 +1046,7 @@ def compare_peer(dm, op):
 
 
 def iter_commands(sec, data):
-    if sec == "overhead":
+    if sec in ("overhead", "checks"):
         for r in data["inputs"]:
             for name, c in r["commands"].items():
                 yield c, f"{r['input']} ({name})"

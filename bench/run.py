@@ -188,22 +188,26 @@ def skipped_functions(stdout):
 
 
 class Tools:
-    def __init__(self, dmalint, plugin, clang, tidy, flags, before=None):
+    def __init__(self, dmalint, plugin, clang, tidy, flags, before=None, checks=None):
         self.dmalint_path, self.plugin, self.clang_path, self.tidy_path = dmalint, plugin, clang, tidy
         self.flags = flags
+        # --checks for both dmalint builds (a before/after of the same checks).
+        self.checks = ["--checks=" + checks] if checks else []
         # A dmalint of an earlier commit, measured beside this one in the
         # same run (--before): the before/after comparison shares the
         # machine's state and the parsing baseline.
         self.before_path = before
 
     def dmalint_before(self, files):
-        return [self.before_path, "--quiet", *files, "--", *self.flags]
+        return [self.before_path, "--quiet", *self.checks, *files, "--", *self.flags]
 
     def clang(self, files):
         return [self.clang_path, "-fsyntax-only", *self.flags, *files]
 
     def dmalint(self, files, *extra):
-        return [self.dmalint_path, "--quiet", *extra, *files, "--", *self.flags]
+        own = any(a.startswith("--checks=") for a in extra)
+        return [self.dmalint_path, "--quiet", *([] if own else self.checks), *extra, *files, "--",
+                *self.flags]
 
     def tidy(self, checks, files, load=False):
         load_arg = ["-load=" + self.plugin] if load else []
@@ -1163,7 +1167,8 @@ def render_same_run(results):
     out = ["### Before and after (measured in this run)\n",
            f"Before: {meta['before']} (dmalint sha256 {meta.get('before_sha256')}); after: "
            f"{meta.get('binaries')}; both run interleaved on every overhead and scaling input "
-           "above. \"Change\" is after/before of the instructions where both were counted under "
+           "above" + (f", both with `--checks='{meta['checks']}'`" if meta.get("checks") else "") +
+           ". \"Change\" is after/before of the instructions where both were counted under "
            "callgrind, else of the median time; a timeout of the earlier build reads as "
            "\"after only\".\n",
            table(["input", "-fsyntax-only Ir", "before Ir", "after Ir", "before s", "after s",
@@ -1300,6 +1305,8 @@ def main():
                         help="overhead section without the clang-tidy commands (with --before: "
                              "only what a before/after comparison needs)")
     parser.add_argument("--before-label", help="what the --before binary is, for the report")
+    parser.add_argument("--checks", help="the --checks of every dmalint command but the per-check "
+                        "ones (with --before: compare the checks both builds have)")
     parser.add_argument("--label", help="what the measured binaries are, for the report "
                         "(default: build-bench/ at the current commit, or the given paths)")
     args = parser.parse_args()
@@ -1332,11 +1339,12 @@ def main():
         if before and not os.path.exists(before):
             sys.exit(f"bench: {before} does not exist")
         tools = Tools(dmalint, plugin, shutil.which("clang++-19"), shutil.which("clang-tidy-19"),
-                      args.flags, before)
+                      args.flags, before, args.checks)
         started = datetime.datetime.now()
         meta = {"run_id": started.strftime("%Y%m%dT%H%M%S"),
                 "date": started.strftime("%Y-%m-%d %H:%M"),
                 "command": shlex.join(["bench/run"] + sys.argv[1:]),
+                "checks": args.checks,
                 "repeat": args.repeat, "quick": args.quick, "callgrind": not args.no_callgrind,
                 "binaries": args.label or f"{dmalint} and {plugin}",
                 "before": (args.before_label or before) if before else None,

@@ -17,6 +17,31 @@ AST_MATCHER_P(CallExpr, callsSemaphoreWait, std::shared_ptr<const ApiIndex>, Api
   return Api->semaphoreWaitOf(Node.getDirectCallee()) != nullptr;
 }
 
+/// The functions whose locals or parameters \p Wait's arguments name.
+///
+/// A barrier is judged only when its semaphore is such a variable, of the
+/// function whose own body (not a lambda's) waits it: so these are the
+/// functions the wait can make judge anything, found without asking which
+/// function holds the call (forCallable: the parent map of the whole
+/// translation unit).
+llvm::SmallVector<const FunctionDecl *, 2> functionsOfLocals(const CallExpr &Wait) {
+  llvm::SmallVector<const FunctionDecl *, 2> Out;
+  llvm::SmallVector<const Stmt *, 8> Pending(Wait.arg_begin(), Wait.arg_end());
+  while (!Pending.empty()) {
+    const Stmt *S = Pending.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->hasLocalStorage() && !Var->isStaticLocal())
+        if (const auto *FD = dyn_cast<FunctionDecl>(Var->getDeclContext());
+            FD && !llvm::is_contained(Out, FD))
+          Out.push_back(FD);
+    llvm::append_range(Pending, S->children());
+  }
+  return Out;
+}
+
 std::string signalCount(const std::string &Count) {
   return Count + (Count == "1" ? " signal" : " signals");
 }
@@ -99,11 +124,9 @@ std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
 } // namespace
 
 void SemaphoreImbalanceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  // Only functions that wait a semaphore pay anything; forCallable last: it
-  // walks the parents.
+  // Only functions that wait a semaphore pay anything.
   Matchers.add(callExpr(apiInTranslationUnit(Api), callsSemaphoreWait(Api),
-                        unless(isExpansionInSystemHeader()),
-                        forCallable(functionDecl(isDefinition()).bind("function")))
+                        unless(isExpansionInSystemHeader()))
                    .bind("wait"));
 }
 
@@ -117,22 +140,31 @@ void SemaphoreImbalanceCheck::onStartOfTranslationUnit() {
 void SemaphoreImbalanceCheck::check(const MatchFinder::MatchResult &Result) {
   if (validateApi(Result))
     return;
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
-  // A template pattern is judged in its instantiations; a function once.
-  if (!Function || Function->isDependentContext() || !Judged.insert(Function).second)
+  const auto *Wait = Result.Nodes.getNodeAs<CallExpr>("wait");
+  if (!Wait)
     return;
-  ASTContext &Ctx = *Result.Context;
-  auto CalledHere = [&] {
-    return AnalysisCache::current().calledInTranslationUnit(*Function, Ctx);
-  };
-  for (const BarrierBalance &B : barrierBalances(*Function, Ctx, *Api, CalledHere)) {
+  for (const FunctionDecl *Function : functionsOfLocals(*Wait))
+    // A template pattern is judged in its instantiations; a function once.
+    if (Function->isThisDeclarationADefinition() && !Function->isDependentContext() &&
+        Judged.insert(Function).second)
+      judge(*Function, *Result.Context);
+}
+
+void SemaphoreImbalanceCheck::judge(const FunctionDecl &Function, ASTContext &Ctx) {
+  this->Ctx = &Ctx;
+  bool AssumedUncalled = false;
+  for (const BarrierBalance &B :
+       barrierBalances(Function, Ctx, *Api, calledHere(Function), &AssumedUncalled)) {
     const SourceManager &SM = Ctx.getSourceManager();
     SourceLocation Loc = userLocation(B.lastWait().Call->getExprLoc(), SM);
     auto [It, Inserted] = Pending.try_emplace(Loc.getRawEncoding());
     if (Inserted)
       Order.push_back(Loc.getRawEncoding());
     if (B.Difference == CountSign::Zero) {
-      It->second.Balanced = true;
+      if (AssumedUncalled)
+        It->second.BalancedIfUncalled.push_back(&Function);
+      else
+        It->second.Balanced = true;
       continue;
     }
     const AtomTable &Atoms = *B.Atoms;
@@ -160,10 +192,28 @@ void SemaphoreImbalanceCheck::check(const MatchFinder::MatchResult &Result) {
   }
 }
 
+std::function<bool()> SemaphoreImbalanceCheck::calledHere(const FunctionDecl &Function) {
+  return [this, &Function] {
+    return AnalysisCache::current().calledInTranslationUnit(Function, *Ctx);
+  };
+}
+
+bool SemaphoreImbalanceCheck::provedBalanced(unsigned Key, const Votes &V) {
+  // A balance that holds only if no function calls its function: asked
+  // now, as a finding at the same spelling depends on it.
+  for (const FunctionDecl *Function : V.BalancedIfUncalled)
+    for (const BarrierBalance &B : barrierBalances(*Function, *Ctx, *Api, calledHere(*Function)))
+      if (B.Difference == CountSign::Zero &&
+          userLocation(B.lastWait().Call->getExprLoc(), Ctx->getSourceManager())
+                  .getRawEncoding() == Key)
+        return true;
+  return false;
+}
+
 void SemaphoreImbalanceCheck::onEndOfTranslationUnit() {
   for (unsigned Key : Order) {
     const Votes &V = Pending[Key];
-    if (V.Balanced || V.Found.empty())
+    if (V.Balanced || V.Found.empty() || provedBalanced(Key, V))
       continue;
     const Finding &F = V.Found.front();
     diag(F.Loc, "%0") << F.Message;

@@ -4,6 +4,7 @@
 
 #include "DmaCheck.h"
 #include "llvm/ADT/DenseSet.h"
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,7 +36,14 @@ private:
   struct Votes {
     std::vector<Finding> Found;
     bool Balanced = false;
+    /// Functions that prove it balanced if no function calls them.
+    std::vector<const clang::FunctionDecl *> BalancedIfUncalled;
   };
+  void judge(const clang::FunctionDecl &Function, clang::ASTContext &Ctx);
+  std::function<bool()> calledHere(const clang::FunctionDecl &Function);
+  bool provedBalanced(unsigned Key, const Votes &V);
+
+  clang::ASTContext *Ctx = nullptr;
   llvm::DenseSet<const clang::FunctionDecl *> Judged;
   std::map<unsigned, Votes> Pending;
   std::vector<unsigned> Order;

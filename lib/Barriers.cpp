@@ -1239,6 +1239,9 @@ struct Unit {
 
 class Judge {
 public:
+  /// With \p CalledHere null, a parameter is judged as if no function of
+  /// the translation unit called this one, and askedCaller() says whether
+  /// that mattered.
   Judge(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,
         llvm::function_ref<bool()> CalledHere, BodyScan &Scan)
       : Ctx(Ctx), Api(Api), CalledHere(CalledHere), Scan(Scan), Vars(FD, Api),
@@ -1246,6 +1249,7 @@ public:
         Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {}
 
   std::vector<BarrierBalance> run();
+  bool askedCaller() const { return AskedCaller; }
 
 private:
   /// Whether \p Root may be judged at all (where it lives, who mentions it).
@@ -1272,6 +1276,7 @@ private:
   llvm::StringSet<> Axes;
   bool AxesKnown = true;
   std::optional<bool> Called;
+  bool AskedCaller = false;
 };
 
 bool Judge::onlyBarrierArgument(const Stmt *S, unsigned Depth) {
@@ -1304,9 +1309,11 @@ bool Judge::judgeable(const ValueDecl *Root) {
   if (!V || !V->hasLocalStorage() || V->isStaticLocal())
     return false; // Members and globals: other functions may signal or wait them.
   if (isa<ParmVarDecl>(V)) {
-    if (!Called)
+    if (!CalledHere)
+      AskedCaller = true; // Judged as if uncalled: the caller says.
+    else if (!Called)
       Called = CalledHere();
-    if (*Called)
+    if (Called.value_or(false))
       return false; // The caller may signal or wait what it passes.
   }
   auto It = Scan.Mentions.find(V->getCanonicalDecl());
@@ -1593,7 +1600,8 @@ std::vector<BarrierBalance> Judge::run() {
 
 std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &Ctx,
                                             const ApiIndex &Api,
-                                            llvm::function_ref<bool()> CalledHere) {
+                                            llvm::function_ref<bool()> CalledHere,
+                                            bool *AssumedUncalled) {
   if (!FD.hasBody() || FD.isDependentContext() || !isa<CompoundStmt>(FD.getBody()))
     return {};
   // A lambda's calls are judged (as unknown) in the function around it.
@@ -1601,9 +1609,30 @@ std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &
     return {};
   barriers::BodyScan Scan(Api);
   Scan.TraverseStmt(FD.getBody());
-  if (llvm::none_of(Scan.Calls, [](const barriers::BarrierCall &C) { return !C.Signal; }))
+  // A region ends at a wait; one in a lambda leaves its semaphore unjudged.
+  if (llvm::none_of(Scan.Calls,
+                    [](const barriers::BarrierCall &C) { return !C.Signal && !C.InLambda; }))
     return {};
-  return barriers::Judge(FD, Ctx, Api, CalledHere, Scan).run();
+  // Whether a function calls this one is a walk of the whole translation
+  // unit: judge first as if none did. A caller only makes parameters
+  // unjudgeable, which can only remove balances (an unjudged semaphore
+  // cancels at least what a counted one does), so the answer is needed
+  // only when a balance depends on it.
+  barriers::Judge Uncalled(FD, Ctx, Api, nullptr, Scan);
+  std::vector<BarrierBalance> Out = Uncalled.run();
+  if (!Uncalled.askedCaller() || Out.empty())
+    return Out;
+  if (AssumedUncalled && llvm::all_of(Out, [](const BarrierBalance &B) {
+        return B.Difference == CountSign::Zero;
+      })) {
+    *AssumedUncalled = true;
+    return Out;
+  }
+  if (!CalledHere())
+    return Out;
+  barriers::BodyScan Again(Api);
+  Again.TraverseStmt(FD.getBody());
+  return barriers::Judge(FD, Ctx, Api, [] { return true; }, Again).run();
 }
 
 } // namespace dmalint

@@ -87,9 +87,15 @@ struct BarrierBalance {
 ///  - another semaphore the function signals or waits may be the same one
 ///    (two parameters may name one semaphore) and could make up the
 ///    difference.
+///
+/// \p CalledHere is asked only when a balance depends on it. With
+/// \p AssumedUncalled given, balanced barriers alone are returned without
+/// asking, judged as if no function called \p FD, and *AssumedUncalled is
+/// set: they hold only if none does (ask again without it to know).
 std::vector<BarrierBalance> barrierBalances(const clang::FunctionDecl &FD,
                                             clang::ASTContext &Ctx, const ApiIndex &Api,
-                                            llvm::function_ref<bool()> CalledHere);
+                                            llvm::function_ref<bool()> CalledHere,
+                                            bool *AssumedUncalled = nullptr);
 
 } // namespace dmalint
 

@@ -33,7 +33,7 @@ void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {
                    [](const ProtocolCall &PC) { return !PC.Summary.ReceiveOnly.empty(); });
   if (!HasCandidate)
     return;
-  bool Called = AnalysisCache::current().calledInTranslationUnit(*Function, Ctx);
+  auto Called = [&] { return AnalysisCache::current().calledInTranslationUnit(*Function, Ctx); };
   std::string Wait = methodWithRole(Api->model(), ApiRole::Wait);
   for (const SendNeverWaited &F : sendsNeverWaited(*Analysis, *Function, Ctx, *Api, Called)) {
     if (F.Call) {

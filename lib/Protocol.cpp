@@ -86,7 +86,7 @@ receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api) {
 
 std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const FunctionDecl &FD,
                                               const ASTContext &Ctx, const ApiIndex &Api,
-                                              bool CalledHere) {
+                                              llvm::function_ref<bool()> CalledHere) {
   std::vector<SendNeverWaited> Found;
   if (A.HitWorkLimit || !FD.hasBody())
     return Found;
@@ -108,8 +108,18 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
   // it mentions only where the analysis follows.
   auto Judged = [&](const SemaphoreName &Send) {
     const auto *Root = dyn_cast<VarDecl>(Send.Root);
-    return Root && (isa<ParmVarDecl>(Root) ? !CalledHere : Root->isLocalVarDecl()) &&
+    return Root && (isa<ParmVarDecl>(Root) || Root->isLocalVarDecl()) &&
            Root->getDeclContext() == &FD && Roots->onlyInCopies(Root);
+  };
+  // Whether a caller may drain a parameter's semaphore: whether a function
+  // calls this one is a walk of the whole translation unit, asked last, once.
+  std::optional<bool> Called;
+  auto CallerMayDrain = [&](const SemaphoreName &Send) {
+    if (!isa<ParmVarDecl>(Send.Root))
+      return false;
+    if (!Called)
+      Called = CalledHere();
+    return *Called;
   };
 
   for (const auto &[U, Origins] : receiveWaitsOfRemoteCopies(A, Api)) {
@@ -126,7 +136,8 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       }
       const Expr *SendArg = copySemaphores(O.Site, Api).Send;
       std::optional<SemaphoreName> Send = SendArg ? semaphoreName(SendArg, *Vars) : std::nullopt;
-      if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api)) {
+      if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api) ||
+          CallerMayDrain(*Send)) {
         Provable = false;
         break;
       }
@@ -147,7 +158,8 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       bool Provable = true;
       for (const SummarySemaphore &Sem : H.Sends) {
         std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, *Vars, Ctx);
-        if (!Send || !Judged(*Send) || sendMayBeDrained(A, 0, *Send, *Vars, Ctx, Api)) {
+        if (!Send || !Judged(*Send) || sendMayBeDrained(A, 0, *Send, *Vars, Ctx, Api) ||
+            CallerMayDrain(*Send)) {
           Provable = false;
           break;
         }

@@ -14,6 +14,7 @@
 #include "dmalint/DescriptorAnalysis.h"
 #include "dmalint/Buffers.h"
 #include "dmalint/Semaphores.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <string>
 #include <vector>
 
@@ -47,11 +48,13 @@ receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api);
 
 /// The SendNeverWaited of \p A, the analysis of \p FD. \p CalledHere says
 /// whether a function of the translation unit calls \p FD (then a caller
-/// may wait the semaphores it passes, and a parameter's are not judged).
+/// may wait the semaphores it passes, and a parameter's are not judged):
+/// asked only about a parameter's semaphore that would otherwise be judged.
 std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A,
                                               const clang::FunctionDecl &FD,
                                               const clang::ASTContext &Ctx,
-                                              const ApiIndex &Api, bool CalledHere);
+                                              const ApiIndex &Api,
+                                              llvm::function_ref<bool()> CalledHere);
 
 /// A receive wait W on semaphore S for one destination, made while a local
 /// copy D started earlier in the same iteration (or the same run of a

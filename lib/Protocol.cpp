@@ -353,9 +353,22 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     return Found;
   const SourceManager &SM = Ctx.getSourceManager();
   UnwrittenVariables Vars(FD, Api);
-  RootMentions Roots(Api, followedArguments(A));
-  Roots.TraverseStmt(FD.getBody());
-  ParentMap PM(FD.getBody());
+  // Who mentions each root, and the statements' parents: walks of the body
+  // that most functions never need (made at the first question).
+  std::optional<RootMentions> RootsMade;
+  auto Roots = [&]() -> const RootMentions & {
+    if (!RootsMade) {
+      RootsMade.emplace(Api, followedArguments(A));
+      RootsMade->TraverseStmt(FD.getBody());
+    }
+    return *RootsMade;
+  };
+  std::optional<ParentMap> PMMade;
+  auto Parents = [&]() -> const ParentMap & {
+    if (!PMMade)
+      PMMade.emplace(FD.getBody());
+    return *PMMade;
+  };
   auto Before = [&](const Stmt *X, const Stmt *Y) {
     return SM.isBeforeInTranslationUnit(X->getBeginLoc(), Y->getBeginLoc());
   };
@@ -425,7 +438,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   auto Covered = [&](OriginId D, const LocalCopy &DC, const Expr *Start, const Stmt *Loop,
                      const WaitSite &Except) {
     auto After = [&](const Expr *At) {
-      return Before(Start, At) && (!Loop || contains(Loop, At, PM));
+      return Before(Start, At) && (!Loop || contains(Loop, At, Parents()));
     };
     for (const DescriptorUse &U : A.ReceiveWaits) {
       if (&U == Except.Use || !After(U.Call))
@@ -497,7 +510,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         continue;
       Waited.push_back(std::move(*C));
     }
-    if (placementOf(W.At, nullptr, PM).InLambda)
+    if (placementOf(W.At, nullptr, Parents()).InLambda)
       continue;
     bool Reported = false;
     for (OriginId D : W.InFlightBefore) {
@@ -505,7 +518,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         continue;
       const std::optional<LocalCopy> &DC = CopyOf(D);
       if (!DC || DC->Placeholder || !ownRoot(DC->Semaphore.Root, FD) ||
-          !Roots.onlyInCopies(DC->Semaphore.Root))
+          !Roots().onlyInCopies(DC->Semaphore.Root))
         continue;
       bool Races = llvm::all_of(Waited, [&](const LocalCopy &C) {
         return compareSemaphores(DC->Semaphore, C.Semaphore, Vars, Ctx,
@@ -520,9 +533,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         // (a prefetch loop before a loop of waits: the function's run).
         if (!Before(Start, W.At))
           continue;
-        const Stmt *Loop = commonLoop(Start, W.At, PM);
-        Placement AtStart = placementOf(Start, Loop, PM);
-        if (AtStart.InLambda || exclusive(AtStart, placementOf(W.At, Loop, PM), Ctx) ||
+        const Stmt *Loop = commonLoop(Start, W.At, Parents());
+        Placement AtStart = placementOf(Start, Loop, Parents());
+        if (AtStart.InLambda || exclusive(AtStart, placementOf(W.At, Loop, Parents()), Ctx) ||
             Covered(D, *DC, Start, Loop, W))
           continue;
         SemaphoreRace R;

@@ -40,28 +40,18 @@ Placement asBodyStatement(const Stmt *Current, const Stmt *Parent) {
 }
 
 Placement placementOf(const Expr &Call, BodyParents &Parents, ASTContext &Ctx) {
+  // The function's own statements ask its parent map, not the translation
+  // unit's (built whole at the first question).
+  bool Own = Parents.contains(Call);
+  auto ParentOf = [&](const Stmt &S) -> const Stmt * {
+    if (Own)
+      return Parents.parent(S);
+    DynTypedNodeList Found = Ctx.getParents(S);
+    return Found.size() == 1 ? Found[0].get<Stmt>() : nullptr;
+  };
   const Stmt *Current = &Call;
-  if (Parents.contains(Call)) {
-    // The function's own statements: its parent map, not the translation
-    // unit's.
-    while (true) {
-      const Stmt *P = Parents.parent(*Current);
-      if (!P)
-        return {};
-      if (isa<ExprWithCleanups>(P)) {
-        Current = P;
-        continue;
-      }
-      if (isa<Expr>(P))
-        return {}; // Part of a larger expression: no statement-level fix.
-      return asBodyStatement(Current, P);
-    }
-  }
   while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(*Current);
-    if (Parents.size() != 1)
-      return {};
-    const Stmt *P = Parents[0].get<Stmt>();
+    const Stmt *P = ParentOf(*Current);
     if (!P)
       return {};
     if (isa<ExprWithCleanups>(P)) {

@@ -688,6 +688,14 @@ def render(results):
                    f"plugin {m['plugin_sha256']}. Times are medians (min..max) of "
                    f"{meta['repeat']} runs, in seconds; peak memory in MB (the child's "
                    f"ru_maxrss); instructions from callgrind (G = 10^9).\n")
+        # With --only, the other sections hold an earlier run's data.
+        earlier = [f"{sec} (run {results[sec].get('run_id', '?')})" for sec in SECTIONS
+                   if results.get(sec) and results[sec].get("run_id") != meta.get("run_id")]
+        if earlier:
+            out.append(f"This run measured only: {', '.join(meta.get('sections', []))}. The "
+                       f"other sections are the data of earlier runs: {', '.join(earlier)} "
+                       f"(their command, binaries and machine are in the git history of "
+                       f"`bench/results/meta.json`).\n")
     targets = []
 
     ov = results.get("overhead")

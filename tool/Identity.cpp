@@ -158,22 +158,33 @@ std::string tokensOf(SourceRange Range, llvm::ArrayRef<SourceRange> Excluded,
   llvm::StringRef Buffer = SM.getBufferData(File, &Invalid);
   if (Invalid || End > Buffer.size() || Begin > End)
     return "";
-  Lexer Lex(SM.getLocForStartOfFile(File), LO, Buffer.begin(), Buffer.begin() + Begin,
-            Buffer.end());
+  // The parts of the range outside the excluded ones, each lexed on its
+  // own: an excluded body (a function's, tens of thousands of lines) is
+  // skipped, not lexed. A part starts where a token does: at the range's
+  // start or at the end of an excluded range's last token.
+  llvm::sort(Skip);
+  std::vector<std::pair<unsigned, unsigned>> Parts;
+  unsigned From = Begin;
+  for (auto [SkipBegin, SkipEnd] : Skip) {
+    if (SkipBegin > From)
+      Parts.push_back({From, std::min(SkipBegin, End)});
+    From = std::max(From, SkipEnd);
+  }
+  if (From < End)
+    Parts.push_back({From, End});
   std::string Tokens;
-  Token T;
-  while (true) {
-    Lex.LexFromRawLexer(T);
-    if (T.is(tok::eof))
-      break;
-    unsigned Offset = SM.getFileOffset(T.getLocation());
-    if (Offset >= End)
-      break;
-    if (llvm::any_of(Skip, [&](auto R) { return Offset >= R.first && Offset < R.second; }))
-      continue;
-    if (!Tokens.empty())
-      Tokens += ' ';
-    Tokens += Lexer::getSpelling(T, SM, LO);
+  for (auto [PartBegin, PartEnd] : Parts) {
+    Lexer Lex(SM.getLocForStartOfFile(File), LO, Buffer.begin(), Buffer.begin() + PartBegin,
+              Buffer.end());
+    Token T;
+    while (true) {
+      Lex.LexFromRawLexer(T);
+      if (T.is(tok::eof) || SM.getFileOffset(T.getLocation()) >= PartEnd)
+        break;
+      if (!Tokens.empty())
+        Tokens += ' ';
+      Tokens += Lexer::getSpelling(T, SM, LO);
+    }
   }
   return Tokens;
 }

@@ -17,6 +17,13 @@ bool MatchedNodes::mayMatch(ASTNodeKind Kind) {
   return It->second;
 }
 
+bool MatchedNodes::mayMatch(const Stmt &S) {
+  uint8_t &Known = StmtClasses[S.getStmtClass()];
+  if (!Known)
+    Known = mayMatch(ASTNodeKind::getFromNode(S)) ? 2 : 1;
+  return Known == 2;
+}
+
 MatchCandidate MatchedNodes::candidate(const Decl &D, const ASTContext &Ctx) {
   if (!mayMatch(ASTNodeKind::getFromNode(D)))
     return MatchCandidate::No;
@@ -38,7 +45,7 @@ MatchCandidate MatchedNodes::candidate(const Decl &D, const ASTContext &Ctx) {
 }
 
 MatchCandidate MatchedNodes::candidate(const Stmt &S) {
-  if (!mayMatch(ASTNodeKind::getFromNode(S)))
+  if (!mayMatch(S))
     return MatchCandidate::No;
   if (const auto *Call = dyn_cast<CallExpr>(&S)) {
     const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);

@@ -20,6 +20,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchersInternal.h"
 #include "llvm/ADT/DenseMap.h"
+#include <array>
+#include <cstdint>
 #include <vector>
 
 namespace dmalint {
@@ -46,11 +48,17 @@ public:
 private:
   /// Whether a matcher may match nodes of kind \p Kind (memoised per kind).
   bool mayMatch(clang::ASTNodeKind Kind);
+  /// The same for a statement, memoised per statement class in an array:
+  /// asked of every statement of the translation unit, where a hash lookup
+  /// of the kind costs more than the rest of the question.
+  bool mayMatch(const clang::Stmt &S);
   bool mayName(const clang::NamedDecl *D) const { return !Api || Api->mayName(D); }
 
   std::vector<clang::ast_matchers::internal::DynTypedMatcher> Matchers;
   const ApiIndex *Api;
   llvm::DenseMap<clang::ASTNodeKind, bool, clang::ASTNodeKind::DenseMapInfo> Kinds;
+  /// Per Stmt::StmtClass: 0 not asked yet, 1 no, 2 yes.
+  std::array<uint8_t, clang::Stmt::lastStmtConstant + 1> StmtClasses{};
 };
 
 } // namespace dmalint

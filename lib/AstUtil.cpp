@@ -12,6 +12,12 @@ using namespace clang;
 
 namespace dmalint {
 
+const Expr *bareArgument(const Expr *E) {
+  if (const auto *DA = dyn_cast_or_null<CXXDefaultArgExpr>(E))
+    E = DA->getExpr();
+  return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
 const Expr *stripWrappers(const Expr *E) {
   while (E) {
     const Expr *Next = E->IgnoreParenImpCasts();

@@ -23,12 +23,6 @@ namespace dmalint {
 
 namespace {
 
-const Expr *bareArgument(const Expr *E) {
-  if (const auto *DA = dyn_cast_or_null<CXXDefaultArgExpr>(E))
-    E = DA->getExpr();
-  return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
 /// \p E as a term of the function of \p Vars: a constant, or the value of
 /// an integer parameter the function never writes (directly, or through
 /// unwritten integer locals that copy it).

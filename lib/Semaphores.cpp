@@ -91,12 +91,6 @@ private:
   std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> Mentions;
 };
 
-const Expr *bare(const Expr *E) {
-  if (const auto *DA = dyn_cast_or_null<CXXDefaultArgExpr>(E))
-    E = DA->getExpr();
-  return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
 /// \p E as `base + offset` with a constant offset (`i`, `i + 2`, `i - 1`,
 /// `1 + i`); the base is null for a constant.
 struct Affine {
@@ -104,17 +98,17 @@ struct Affine {
   int64_t Offset = 0;
 };
 std::optional<Affine> affine(const Expr *E, const ASTContext &Ctx) {
-  E = bare(E);
+  E = bareArgument(E);
   if (std::optional<int64_t> C = constantInt(E, Ctx))
     return Affine{nullptr, *C};
   if (const auto *BO = dyn_cast<BinaryOperator>(E);
       BO && (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)) {
     std::optional<int64_t> R = constantInt(BO->getRHS(), Ctx);
     if (R && *R > INT32_MIN && *R < INT32_MAX)
-      return Affine{bare(BO->getLHS()), BO->getOpcode() == BO_Add ? *R : -*R};
+      return Affine{bareArgument(BO->getLHS()), BO->getOpcode() == BO_Add ? *R : -*R};
     std::optional<int64_t> L = constantInt(BO->getLHS(), Ctx);
     if (L && *L > INT32_MIN && *L < INT32_MAX && BO->getOpcode() == BO_Add)
-      return Affine{bare(BO->getRHS()), *L};
+      return Affine{bareArgument(BO->getRHS()), *L};
   }
   return Affine{E, 0};
 }
@@ -127,7 +121,7 @@ bool isConstant(const Expr *E, int64_t Value, const ASTContext &Ctx) {
 /// True when \p F is one of the spellings of "the other slot" of \p E:
 /// `1 - e`, `e ^ 1`, `1 ^ e`, `(e + 1) % 2`, `e == 0 ? 1 : 0`.
 bool isOtherSlot(const Expr *E, const Expr *F, const ASTContext &Ctx) {
-  F = bare(F);
+  F = bareArgument(F);
   auto Same = [&](const Expr *X) { return sameExpression(E, X, Ctx); };
   if (const auto *BO = dyn_cast<BinaryOperator>(F)) {
     switch (BO->getOpcode()) {
@@ -147,7 +141,7 @@ bool isOtherSlot(const Expr *E, const Expr *F, const ASTContext &Ctx) {
     }
   }
   if (const auto *CO = dyn_cast<ConditionalOperator>(F)) {
-    const auto *Cond = dyn_cast<BinaryOperator>(bare(CO->getCond()));
+    const auto *Cond = dyn_cast<BinaryOperator>(bareArgument(CO->getCond()));
     if (!Cond || Cond->getOpcode() != BO_EQ || !isConstant(CO->getTrueExpr(), 1, Ctx) ||
         !isConstant(CO->getFalseExpr(), 0, Ctx))
       return false;
@@ -235,8 +229,8 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
 
 bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
   llvm::FoldingSetNodeID IA, IB;
-  bare(A)->Profile(IA, Ctx, /*Canonical=*/true);
-  bare(B)->Profile(IB, Ctx, /*Canonical=*/true);
+  bareArgument(A)->Profile(IA, Ctx, /*Canonical=*/true);
+  bareArgument(B)->Profile(IB, Ctx, /*Canonical=*/true);
   return IA == IB;
 }
 
@@ -250,7 +244,7 @@ namespace {
 /// name of its own, which is invariant where its initialiser is not.
 const Expr *expandLocal(const Expr *E, const UnwrittenVariables &Vars, Evaluation Where) {
   for (unsigned Depth = 0; Depth < 4; ++Depth) {
-    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(bare(E));
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(bareArgument(E));
     const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
     if (!V || isa<ParmVarDecl>(V) || !V->isLocalVarDecl() || !V->getInit() ||
         !Vars.unwritten(V) || !V->getType()->isIntegralOrEnumerationType() ||
@@ -344,7 +338,7 @@ bool UnwrittenVariables::unwritten(const VarDecl *V) const {
 }
 
 bool UnwrittenVariables::invariant(const Expr *E, Evaluation Where) const {
-  E = bare(E);
+  E = bareArgument(E);
   if (!E)
     return false;
   if (isa<IntegerLiteral, CharacterLiteral, CXXBoolLiteralExpr, StringLiteral>(E))

@@ -25,6 +25,10 @@ const clang::Expr *stripWrappers(const clang::Expr *E);
 /// value comes from.
 const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
 
+/// An argument as the callee sees it, without parentheses and implicit
+/// casts: the expression written at the call, or the default argument's.
+const clang::Expr *bareArgument(const clang::Expr *E);
+
 /// True when \p S sits in a template pattern (code that is never run as
 /// written; only its instantiations are analysed).
 bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);

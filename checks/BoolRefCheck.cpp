@@ -9,8 +9,8 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void BoolRefCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(callExpr(apiInTranslationUnit(Api), makesCopy(Api)).bind("copy"));
-  Matchers.add(cxxConstructExpr(apiInTranslationUnit(Api), makesCopy(Api)).bind("copy"));
+  Matchers.add(callExpr(makesCopy(Api)).bind("copy"));
+  Matchers.add(cxxConstructExpr(makesCopy(Api)).bind("copy"));
 }
 
 /// True for a buffer whose element type is bool (through typedefs, aliases

@@ -10,9 +10,9 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void DeviceIdTypeMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api)).bind("call"));
+  Matchers.add(callExpr(callsDeviceIdUser(Api)).bind("call"));
   Matchers.add(
-      cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api)).bind("call"));
+      cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
 }
 
 /// The fix-it that makes a one-element braced DeviceId the logical id it

@@ -12,9 +12,17 @@
 
 namespace dmalint::checks {
 
-/// Matches anything in a translation unit that has seen a descriptor type's or a
-/// name (ApiIndex::declaredIn). Every dma-* matcher starts with it, so that in
-/// a translation unit without the API each node costs one hash lookup.
+/// True in a translation unit that has seen a descriptor type's or a wait's
+/// name (ApiIndex::declaredIn). Every dma-* matcher asks it, so that in a
+/// translation unit without the API each node costs a hash lookup or two;
+/// the matchers of statements ask it inside their own predicate rather than
+/// as a matcher of its own, which would be one more matcher for clang to
+/// dispatch at every call of a kernel file (a fifth of what matching costs).
+inline bool apiSeen(clang::ast_matchers::internal::ASTMatchFinder *Finder, const ApiIndex &Api) {
+  return Api.declaredIn(Finder->getASTContext());
+}
+
+/// Matches anything in a translation unit that has seen the API (apiSeen).
 AST_POLYMORPHIC_MATCHER_P(apiInTranslationUnit,
                           AST_POLYMORPHIC_SUPPORTED_TYPES(clang::Decl, clang::Stmt),
                           std::shared_ptr<const ApiIndex>, Api) {
@@ -23,19 +31,20 @@ AST_POLYMORPHIC_MATCHER_P(apiInTranslationUnit,
 
 // The API's calls and constructions, recognised through the ApiIndex (a
 // hash lookup of the unqualified name first) rather than hasAnyName, which
-// would spell out the qualified name of every call it is asked about.
+// would spell out the qualified name of every call it is asked about. Each
+// matches only where apiSeen.
 
 /// d.method(...) for any method of a descriptor type.
 AST_MATCHER_P(clang::CXXMemberCallExpr, callsDescriptorMethod, std::shared_ptr<const ApiIndex>,
               Api) {
   const clang::CXXMethodDecl *Method = Node.getMethodDecl();
-  return Method && Api->isDescriptorRecord(Method->getParent());
+  return Method && Api->isDescriptorRecord(Method->getParent()) && apiSeen(Finder, *Api);
 }
 
 /// Any construction (copies included) of a descriptor type.
 AST_MATCHER_P(clang::CXXConstructExpr, constructsDescriptor, std::shared_ptr<const ApiIndex>,
               Api) {
-  return Api->isDescriptorRecord(Node.getConstructor()->getParent());
+  return Api->isDescriptorRecord(Node.getConstructor()->getParent()) && apiSeen(Finder, *Api);
 }
 
 /// A call or construction that makes a copy: a factory, the general
@@ -44,16 +53,16 @@ AST_POLYMORPHIC_MATCHER_P(makesCopy,
                           AST_POLYMORPHIC_SUPPORTED_TYPES(clang::CallExpr,
                                                           clang::CXXConstructExpr),
                           std::shared_ptr<const ApiIndex>, Api) {
-  return Api->isCopy(Node);
+  return Api->isCopy(Node) && apiSeen(Finder, *Api);
 }
 
 /// A call or construction that takes a device id and its kind.
 AST_MATCHER_P(clang::CallExpr, callsDeviceIdUser, std::shared_ptr<const ApiIndex>, Api) {
-  return Api->deviceIdUseOf(Node.getDirectCallee()) != nullptr;
+  return Api->deviceIdUseOf(Node.getDirectCallee()) != nullptr && apiSeen(Finder, *Api);
 }
 AST_MATCHER_P(clang::CXXConstructExpr, constructsDeviceIdUser, std::shared_ptr<const ApiIndex>,
               Api) {
-  return Api->deviceIdUseOf(Node.getConstructor()) != nullptr;
+  return Api->deviceIdUseOf(Node.getConstructor()) != nullptr && apiSeen(Finder, *Api);
 }
 
 /// The matchers of one dma-* check, as it registers them. Each goes to the

@@ -26,9 +26,9 @@ void MeshArityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Which function a call is in is found at the end of the translation
   // unit, from the bodies of the functions below: forCallable would build
   // the parent map of the whole translation unit at the first call.
-  Matchers.add(callExpr(apiInTranslationUnit(Api), callsDeviceIdUser(Api)).bind("call"));
+  Matchers.add(callExpr(callsDeviceIdUser(Api)).bind("call"));
   Matchers.add(
-      cxxConstructExpr(apiInTranslationUnit(Api), constructsDeviceIdUser(Api)).bind("call"));
+      cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
   Matchers.add(functionDecl(isDefinition(), apiInTranslationUnit(Api),
                             unless(isExpansionInSystemHeader()), mayHoldDeviceIds(Api))
                    .bind("function"));

@@ -14,7 +14,7 @@ namespace dmalint::checks {
 namespace {
 
 AST_MATCHER_P(CallExpr, callsSemaphoreWait, std::shared_ptr<const ApiIndex>, Api) {
-  return Api->semaphoreWaitOf(Node.getDirectCallee()) != nullptr;
+  return Api->semaphoreWaitOf(Node.getDirectCallee()) != nullptr && apiSeen(Finder, *Api);
 }
 
 /// The functions whose locals or parameters \p Wait's arguments name.
@@ -125,7 +125,7 @@ std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
 
 void SemaphoreImbalanceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Only functions that wait a semaphore pay anything.
-  Matchers.add(callExpr(apiInTranslationUnit(Api), callsSemaphoreWait(Api),
+  Matchers.add(callExpr(callsSemaphoreWait(Api),
                         unless(isExpansionInSystemHeader()))
                    .bind("wait"));
 }

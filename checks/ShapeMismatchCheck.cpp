@@ -10,14 +10,14 @@ namespace dmalint::checks {
 
 namespace {
 AST_MATCHER_P(CallExpr, callsSyncCopy, std::shared_ptr<const ApiIndex>, Api) {
-  return Api->isSyncCopy(Node.getDirectCallee());
+  return Api->isSyncCopy(Node.getDirectCallee()) && apiSeen(Finder, *Api);
 }
 } // namespace
 
 void ShapeMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // A sync copy starts and waits itself; a descriptor only counts once the
   // analysis of its function says it is started or waited.
-  Matchers.add(callExpr(apiInTranslationUnit(Api), callsSyncCopy(Api)).bind("sync"));
+  Matchers.add(callExpr(callsSyncCopy(Api)).bind("sync"));
   Matchers.add(functionsUsingApi().bind("function"));
 }
 

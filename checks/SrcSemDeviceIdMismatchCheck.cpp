@@ -11,7 +11,7 @@ namespace dmalint::checks {
 
 void SrcSemDeviceIdMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   Matchers.add(
-      cxxConstructExpr(apiInTranslationUnit(Api), constructsDescriptor(Api))
+      cxxConstructExpr(constructsDescriptor(Api))
           .bind("construct"));
   Matchers.add(functionsUsingApi().bind("function"));
 }

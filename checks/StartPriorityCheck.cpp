@@ -10,7 +10,7 @@ namespace dmalint::checks {
 
 void StartPriorityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   Matchers.add(
-      cxxMemberCallExpr(apiInTranslationUnit(Api), callsDescriptorMethod(Api)).bind("call"));
+      cxxMemberCallExpr(callsDescriptorMethod(Api)).bind("call"));
   // Whether the copy is remote needs the descriptor analysis of the function.
   Matchers.add(functionsUsingApi().bind("function"));
 }

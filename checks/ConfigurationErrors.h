@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dmalint::checks {
@@ -40,8 +41,9 @@ public:
   /// database lists twice, with other flags) with one context, and nothing
   /// tells the checks of the plugin that a translation unit starts.
   static FileConfiguration &forNewCheck(const clang::tidy::ClangTidyContext &Context);
-  /// Said by every check as it registers its matchers.
-  void matchersRegistered() { MatchersRegistered = true; }
+  /// Said by every check as it registers its matchers; true for the first
+  /// check of the translation unit.
+  bool matchersRegistered() { return !std::exchange(MatchersRegistered, true); }
 
   /// Starts a new translation unit on this thread, even of the file the
   /// last one was of, with a context at the same address (the language

@@ -68,13 +68,17 @@ void DataflowCheck::onStartOfTranslationUnit() {
 
 namespace {
 /// The analysis answers in terms of its own AST matcher: cheap gate first.
+/// System headers (the standard library) never hold kernels: skipping them
+/// before the walk of each body is most of what this matcher saves.
 AST_MATCHER_P(FunctionDecl, usesApi, std::shared_ptr<const ApiIndex>, Api) {
-  return AnalysisCache::current().usesApi(Node, *Api);
+  return userDefinitionWithApi(Node, Finder, *Api) &&
+         AnalysisCache::current().usesApi(Node, *Api);
 }
 
 /// Uses the API, or calls a function of the translation unit that does.
 AST_MATCHER_P(FunctionDecl, reachesApi, std::shared_ptr<const ApiIndex>, Api) {
-  return AnalysisCache::current().reachesApi(Node, Finder->getASTContext(), *Api);
+  return userDefinitionWithApi(Node, Finder, *Api) &&
+         AnalysisCache::current().reachesApi(Node, Finder->getASTContext(), *Api);
 }
 
 bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B) {
@@ -91,17 +95,12 @@ bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B)
 
 ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi() const {
   using namespace ast_matchers;
-  // Cheapest first. System headers (the standard library) never hold
-  // kernels: skipping them before the walk of each body is most of what this
-  // matcher saves.
-  return functionDecl(isDefinition(), apiInTranslationUnit(Api),
-                      unless(isExpansionInSystemHeader()), usesApi(Api));
+  return functionDecl(usesApi(Api));
 }
 
 ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsReachingApi() const {
   using namespace ast_matchers;
-  return functionDecl(isDefinition(), apiInTranslationUnit(Api),
-                      unless(isExpansionInSystemHeader()), reachesApi(Api));
+  return functionDecl(reachesApi(Api));
 }
 
 const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx) {

@@ -185,14 +185,21 @@ takeRegisteredMatchers(const ast_matchers::MatchFinder &Finder, unsigned &Checks
 
 void DmaCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
   using namespace ast_matchers;
-  FileConfiguration::of(Tidy).matchersRegistered();
+  bool First = FileConfiguration::of(Tidy).matchersRegistered();
   Registered &Record = RegisteredWith[Finder];
   ++Record.Checks;
   DmaMatchers Matchers(*Finder, *this, Record.Matchers);
-  std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
-                               Api->model().DescriptorTypes.end());
-  Matchers.add(cxxRecordDecl(isDefinition(), apiInTranslationUnit(Api), hasAnyName(Types))
-                   .bind("dma-api-type"));
+  // The validation needs a descriptor type's definition matched once per
+  // translation unit, not once per check (each would cost clang a matcher at
+  // every class): every check validates at its first match anyway, and the
+  // errors are the file's (FileConfiguration), so the first check's match
+  // reports them whichever checks run.
+  if (First) {
+    std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
+                                 Api->model().DescriptorTypes.end());
+    Matchers.add(cxxRecordDecl(isDefinition(), apiInTranslationUnit(Api), hasAnyName(Types))
+                     .bind("dma-api-type"));
+  }
   registerDmaMatchers(Matchers);
 }
 

@@ -22,6 +22,22 @@ inline bool apiSeen(clang::ast_matchers::internal::ASTMatchFinder *Finder, const
   return Api.declaredIn(Finder->getASTContext());
 }
 
+/// True when \p FD is a definition outside system headers (which hold no
+/// kernels) in a translation unit that has seen the API: what every dma-*
+/// matcher of functions asks first, inside its own predicate rather than as
+/// three matchers (isDefinition, apiInTranslationUnit,
+/// isExpansionInSystemHeader) that clang would dispatch one by one at every
+/// function of the translation unit, for every check.
+inline bool userDefinitionWithApi(const clang::FunctionDecl &FD,
+                                  clang::ast_matchers::internal::ASTMatchFinder *Finder,
+                                  const ApiIndex &Api) {
+  if (!FD.isThisDeclarationADefinition() || !apiSeen(Finder, Api))
+    return false;
+  const clang::SourceManager &SM = Finder->getASTContext().getSourceManager();
+  clang::SourceLocation Expansion = SM.getExpansionLoc(FD.getBeginLoc());
+  return Expansion.isInvalid() || !SM.isInSystemHeader(Expansion);
+}
+
 /// Matches anything in a translation unit that has seen the API (apiSeen).
 AST_POLYMORPHIC_MATCHER_P(apiInTranslationUnit,
                           AST_POLYMORPHIC_SUPPORTED_TYPES(clang::Decl, clang::Stmt),

@@ -18,7 +18,8 @@ namespace {
 /// The functions whose bodies may hold the calls: those that use the API
 /// (the dataflow checks' gate, answered once per function by the cache).
 AST_MATCHER_P(FunctionDecl, mayHoldDeviceIds, std::shared_ptr<const ApiIndex>, Api) {
-  return AnalysisCache::current().usesApi(Node, *Api);
+  return userDefinitionWithApi(Node, Finder, *Api) &&
+         AnalysisCache::current().usesApi(Node, *Api);
 }
 } // namespace
 
@@ -29,9 +30,7 @@ void MeshArityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   Matchers.add(callExpr(callsDeviceIdUser(Api)).bind("call"));
   Matchers.add(
       cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
-  Matchers.add(functionDecl(isDefinition(), apiInTranslationUnit(Api),
-                            unless(isExpansionInSystemHeader()), mayHoldDeviceIds(Api))
-                   .bind("function"));
+  Matchers.add(functionDecl(mayHoldDeviceIds(Api)).bind("function"));
 }
 
 void MeshArityCheck::onStartOfTranslationUnit() {

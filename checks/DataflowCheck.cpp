@@ -67,14 +67,6 @@ void DataflowCheck::onStartOfTranslationUnit() {
 }
 
 namespace {
-/// The analysis answers in terms of its own AST matcher: cheap gate first.
-/// System headers (the standard library) never hold kernels: skipping them
-/// before the walk of each body is most of what this matcher saves.
-AST_MATCHER_P(FunctionDecl, usesApi, std::shared_ptr<const ApiIndex>, Api) {
-  return userDefinitionWithApi(Node, Finder, *Api) &&
-         AnalysisCache::current().usesApi(Node, *Api);
-}
-
 /// Uses the API, or calls a function of the translation unit that does.
 AST_MATCHER_P(FunctionDecl, reachesApi, std::shared_ptr<const ApiIndex>, Api) {
   return userDefinitionWithApi(Node, Finder, *Api) &&
@@ -95,7 +87,7 @@ bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B)
 
 ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi() const {
   using namespace ast_matchers;
-  return functionDecl(usesApi(Api));
+  return functionDecl(definitionUsingApi(Api));
 }
 
 ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsReachingApi() const {

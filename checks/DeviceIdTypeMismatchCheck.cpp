@@ -11,8 +11,7 @@ namespace dmalint::checks {
 
 void DeviceIdTypeMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   Matchers.add(callExpr(callsDeviceIdUser(Api)).bind("call"));
-  Matchers.add(
-      cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
+  Matchers.add(cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
 }
 
 /// The fix-it that makes a one-element braced DeviceId the logical id it

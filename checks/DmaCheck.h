@@ -2,6 +2,7 @@
 #ifndef DMALINT_CHECKS_DMACHECK_H
 #define DMALINT_CHECKS_DMACHECK_H
 
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/ApiModel.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -36,6 +37,15 @@ inline bool userDefinitionWithApi(const clang::FunctionDecl &FD,
   const clang::SourceManager &SM = Finder->getASTContext().getSourceManager();
   clang::SourceLocation Expansion = SM.getExpansionLoc(FD.getBeginLoc());
   return Expansion.isInvalid() || !SM.isInSystemHeader(Expansion);
+}
+
+/// A function definition outside system headers that uses the API
+/// (ApiIndex::usedBy, answered once per function by the analysis cache): the
+/// functions the dataflow checks analyse, and those whose bodies may hold
+/// the device ids dma-mesh-arity compares.
+AST_MATCHER_P(clang::FunctionDecl, definitionUsingApi, std::shared_ptr<const ApiIndex>, Api) {
+  return userDefinitionWithApi(Node, Finder, *Api) &&
+         AnalysisCache::current().usesApi(Node, *Api);
 }
 
 /// Matches anything in a translation unit that has seen the API (apiSeen).

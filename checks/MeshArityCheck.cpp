@@ -14,23 +14,14 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
-namespace {
-/// The functions whose bodies may hold the calls: those that use the API
-/// (the dataflow checks' gate, answered once per function by the cache).
-AST_MATCHER_P(FunctionDecl, mayHoldDeviceIds, std::shared_ptr<const ApiIndex>, Api) {
-  return userDefinitionWithApi(Node, Finder, *Api) &&
-         AnalysisCache::current().usesApi(Node, *Api);
-}
-} // namespace
-
 void MeshArityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Which function a call is in is found at the end of the translation
   // unit, from the bodies of the functions below: forCallable would build
   // the parent map of the whole translation unit at the first call.
   Matchers.add(callExpr(callsDeviceIdUser(Api)).bind("call"));
-  Matchers.add(
-      cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
-  Matchers.add(functionDecl(mayHoldDeviceIds(Api)).bind("function"));
+  Matchers.add(cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
+  // The functions whose bodies may hold the calls: those that use the API.
+  Matchers.add(functionDecl(definitionUsingApi(Api)).bind("function"));
 }
 
 void MeshArityCheck::onStartOfTranslationUnit() {

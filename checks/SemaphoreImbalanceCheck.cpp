@@ -125,9 +125,7 @@ std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
 
 void SemaphoreImbalanceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Only functions that wait a semaphore pay anything.
-  Matchers.add(callExpr(callsSemaphoreWait(Api),
-                        unless(isExpansionInSystemHeader()))
-                   .bind("wait"));
+  Matchers.add(callExpr(callsSemaphoreWait(Api), unless(isExpansionInSystemHeader())).bind("wait"));
 }
 
 void SemaphoreImbalanceCheck::onStartOfTranslationUnit() {

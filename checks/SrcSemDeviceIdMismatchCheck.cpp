@@ -10,9 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void SrcSemDeviceIdMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(
-      cxxConstructExpr(constructsDescriptor(Api))
-          .bind("construct"));
+  Matchers.add(cxxConstructExpr(constructsDescriptor(Api)).bind("construct"));
   Matchers.add(functionsUsingApi().bind("function"));
 }
 

@@ -9,8 +9,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void StartPriorityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(
-      cxxMemberCallExpr(callsDescriptorMethod(Api)).bind("call"));
+  Matchers.add(cxxMemberCallExpr(callsDescriptorMethod(Api)).bind("call"));
   // Whether the copy is remote needs the descriptor analysis of the function.
   Matchers.add(functionsUsingApi().bind("function"));
 }

@@ -632,6 +632,21 @@ def table(header, rows):
     return "\n".join(out)
 
 
+def ratio_target(label, limit, cmd, base):
+    """A row of the Targets table: cmd over base at most limit, judged on
+    instructions where both were counted, else on median time."""
+    ir = ratio(cmd.get("instructions"), base.get("instructions"))
+    tr = ratio(med(cmd), med(base))
+    main = ir if ir is not None else tr
+    return [label, f"<= {pct(limit)}", f"{pct(ir)} instructions, {pct(tr)} median time",
+            verdict(main is not None and main <= limit)]
+
+
+def input_cell(r):
+    """An overhead input's name as a table cell (the corpus total in bold)."""
+    return f"**{r['input']}**" if r["kind"] == "corpus-total" else f"`{r['input']}`"
+
+
 def corpus_total(inputs):
     """One row summing the corpus kernels (medians and instructions added)."""
     corpus = [r for r in inputs if r["kind"] == "corpus"]
@@ -722,7 +737,7 @@ def render(results):
             ir = ratio(d.get("instructions"), c.get("instructions"))
             mr = ratio(d["rss"]["median"] if d.get("rss") else None,
                        c["rss"]["median"] if c.get("rss") else None)
-            rows.append([f"`{r['input']}`" if r["kind"] != "corpus-total" else f"**{r['input']}**",
+            rows.append([input_cell(r),
                          r["lines"], fmt_s(c), fmt_s(d), pct(tr), fmt_ir(c.get("instructions")),
                          fmt_ir(d.get("instructions")), pct(ir), fmt_mb(c), fmt_mb(d), pct(mr)])
         out.append(table(["input", "lines", "-fsyntax-only s", "dmalint s", "time",
@@ -735,7 +750,7 @@ def render(results):
             rows = []
             for r in with_tidy:
                 f, t = r["commands"]["tidy_floor"], r["commands"]["tidy_dma"]
-                rows.append([f"`{r['input']}`" if r["kind"] != "corpus-total" else f"**{r['input']}**",
+                rows.append([input_cell(r),
                              fmt_s(f), fmt_s(t), pct(ratio(med(t), med(f))),
                              fmt_ir(f.get("instructions")), fmt_ir(t.get("instructions")),
                              pct(ratio(t.get("instructions"), f.get("instructions")))])
@@ -751,7 +766,7 @@ def render(results):
             for r in with_bare:
                 f, t = r["commands"]["tidy_bare"], r["commands"]["tidy_dma"]
                 c = r["commands"]["clang"]
-                rows.append([f"`{r['input']}`" if r["kind"] != "corpus-total" else f"**{r['input']}**",
+                rows.append([input_cell(r),
                              fmt_ir(c.get("instructions")), fmt_ir(f.get("instructions")),
                              pct(ratio(f.get("instructions"), c.get("instructions"))),
                              fmt_ir(t.get("instructions")),
@@ -771,23 +786,13 @@ def render(results):
             r = next((x for x in inputs if x["kind"] == kind), None)
             if not r:
                 continue
-            c, d = r["commands"]["clang"], r["commands"]["dmalint"]
-            tr = ratio(med(d), med(c))
-            ir = ratio(d.get("instructions"), c.get("instructions"))
-            main = ir if ir is not None else tr
-            targets.append([f"overhead over -fsyntax-only, {label}", f"<= {pct(limit)}",
-                            f"{pct(ir)} instructions, {pct(tr)} median time",
-                            verdict(main is not None and main <= limit)])
+            targets.append(ratio_target(f"overhead over -fsyntax-only, {label}", limit,
+                                        r["commands"]["dmalint"], r["commands"]["clang"]))
             if "tidy_bare" in r["commands"] and kind in ("dense", "dense-findings",
                                                           "host-finding", "realistic"):
-                f, t = r["commands"]["tidy_bare"], r["commands"]["tidy_dma"]
-                pir = ratio(t.get("instructions"), f.get("instructions"))
-                ptr = ratio(med(t), med(f))
-                pmain = pir if pir is not None else ptr
-                targets.append([f"clang-tidy with the plugin over its bare floor, {label}",
-                                f"<= {pct(TARGET_PLUGIN)}",
-                                f"{pct(pir)} instructions, {pct(ptr)} median time",
-                                verdict(pmain is not None and pmain <= TARGET_PLUGIN)])
+                targets.append(ratio_target(
+                    f"clang-tidy with the plugin over its bare floor, {label}", TARGET_PLUGIN,
+                    r["commands"]["tidy_dma"], r["commands"]["tidy_bare"]))
 
     if ov:
         profiles = [r for r in ov["inputs"] if r["commands"]["dmalint"].get("profile")]

@@ -193,10 +193,17 @@ class LspClient:
 
     def wait(self, timeout=DEFAULT_TIMEOUT):
         try:
-            return self.proc.wait(timeout)
+            status = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill()
             raise AssertionError("the server did not exit within %.0f s" % timeout)
+        # The process has exited, so its pipes are at end of file; the reader
+        # threads may still be draining them. Without this join a test that
+        # looks at stderr_lines right after wait() races the reader (seen in
+        # CI: the server's last line had been written but not yet read).
+        self._reader.join(timeout)
+        self._stderr.join(timeout)
+        return status
 
     def kill(self):
         """Ends the server if it still runs, and releases its pipes."""

@@ -9,8 +9,8 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void BoolRefCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(callExpr(makesCopy(Api)).bind("copy"));
-  Matchers.add(cxxConstructExpr(makesCopy(Api)).bind("copy"));
+  Matchers.add<CallExpr, makesCopy>("copy");
+  Matchers.add<CXXConstructExpr, makesCopy>("copy");
 }
 
 /// True for a buffer whose element type is bool (through typedefs, aliases

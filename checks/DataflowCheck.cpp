@@ -66,12 +66,11 @@ void DataflowCheck::onStartOfTranslationUnit() {
   Order.clear();
 }
 
-namespace {
-/// Uses the API, or calls a function of the translation unit that does.
-AST_MATCHER_P(FunctionDecl, reachesApi, std::shared_ptr<const ApiIndex>, Api) {
-  return userDefinitionWithApi(Node, Finder, *Api) &&
-         AnalysisCache::current().reachesApi(Node, Finder->getASTContext(), *Api);
+bool definitionReachingApi(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api) {
+  return userDefinitionWithApi(FD, Ctx, Api) && AnalysisCache::current().reachesApi(FD, Ctx, Api);
 }
+
+namespace {
 
 bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B) {
   if (A.size() != B.size())
@@ -84,16 +83,6 @@ bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B)
   return true;
 }
 } // namespace
-
-ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsUsingApi() const {
-  using namespace ast_matchers;
-  return functionDecl(definitionUsingApi(Api));
-}
-
-ast_matchers::internal::BindableMatcher<Decl> DataflowCheck::functionsReachingApi() const {
-  using namespace ast_matchers;
-  return functionDecl(reachesApi(Api));
-}
 
 const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx) {
   if (FD.isDependentContext() || Ctx.getDiagnostics().hasUncompilableErrorOccurred())

@@ -13,6 +13,12 @@
 
 namespace dmalint::checks {
 
+/// A function definition that uses the API (definitionUsingApi), or calls a
+/// function of the translation unit that does: the protocol checks follow
+/// helpers' summaries.
+bool definitionReachingApi(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+                           const ApiIndex &Api);
+
 /// A diagnostic a dataflow check would give at one spelling, as data.
 struct Candidate {
   clang::SourceLocation Loc;
@@ -39,13 +45,6 @@ public:
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
 
 protected:
-  /// Function definitions that touch the API at all (call a descriptor
-  /// method, a factory, or build a descriptor): the others cost nothing.
-  clang::ast_matchers::internal::BindableMatcher<clang::Decl> functionsUsingApi() const;
-  /// The same, and those that call a function of the translation unit that
-  /// uses the API (the protocol checks follow helpers' summaries).
-  clang::ast_matchers::internal::BindableMatcher<clang::Decl> functionsReachingApi() const;
-
   /// The analysis of \p FD, or null when it must not be judged: a template
   /// pattern, a translation unit with errors, or a function over the work
   /// limit (then reported as a remark when ReportSkippedFunctions is set).

@@ -10,8 +10,8 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void DeviceIdTypeMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(callExpr(callsDeviceIdUser(Api)).bind("call"));
-  Matchers.add(cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
+  Matchers.add<CallExpr, takesDeviceId>("call");
+  Matchers.add<CXXConstructExpr, takesDeviceId>("call");
 }
 
 /// The fix-it that makes a one-element braced DeviceId the logical id it

@@ -167,39 +167,82 @@ void DmaCheck::reportConfigurationError(const std::string &Key, const std::strin
 
 namespace {
 struct Registered {
-  std::vector<ast_matchers::internal::DynTypedMatcher> Matchers;
+  /// Owned by the checks: gone with them (the plugin never takes it).
+  std::weak_ptr<MatchDispatch> Dispatch;
   unsigned Checks = 0;
 };
 /// Per thread: the standalone runs translation units in threads, each
 /// registering with its own finder and walking on the same thread.
 thread_local llvm::DenseMap<const ast_matchers::MatchFinder *, Registered> RegisteredWith;
+
+/// The definition of a descriptor type (the model's validation reads it):
+/// its name as hasAnyName would match it, a suffix of the qualified name.
+bool definesDescriptorType(const CXXRecordDecl &RD, ASTContext &Ctx, const ApiIndex &Api) {
+  if (!RD.isThisDeclarationADefinition() || !Api.mayName(&RD) || !apiSeen(Ctx, Api))
+    return false;
+  const auto &Types = Api.model().DescriptorTypes;
+  return !Types.empty() &&
+         ast_matchers::internal::HasNameMatcher({Types.begin(), Types.end()}).matchesNode(RD);
+}
 } // namespace
 
-std::vector<ast_matchers::internal::DynTypedMatcher>
-takeRegisteredMatchers(const ast_matchers::MatchFinder &Finder, unsigned &Checks) {
+bool definitionUsingApi(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api) {
+  return userDefinitionWithApi(FD, Ctx, Api) && AnalysisCache::current().usesApi(FD, Api);
+}
+
+bool callsDescriptorMethod(const CXXMemberCallExpr &Call, ASTContext &Ctx, const ApiIndex &Api) {
+  const CXXMethodDecl *Method = Call.getMethodDecl();
+  return Method && Api.isDescriptorRecord(Method->getParent()) && apiSeen(Ctx, Api);
+}
+
+bool constructsDescriptor(const CXXConstructExpr &Construct, ASTContext &Ctx,
+                          const ApiIndex &Api) {
+  return Api.isDescriptorRecord(Construct.getConstructor()->getParent()) && apiSeen(Ctx, Api);
+}
+
+bool makesCopy(const CallExpr &Call, ASTContext &Ctx, const ApiIndex &Api) {
+  return Api.isCopy(Call) && apiSeen(Ctx, Api);
+}
+
+bool makesCopy(const CXXConstructExpr &Construct, ASTContext &Ctx, const ApiIndex &Api) {
+  return Api.isCopy(Construct) && apiSeen(Ctx, Api);
+}
+
+bool takesDeviceId(const CallExpr &Call, ASTContext &Ctx, const ApiIndex &Api) {
+  return Api.deviceIdUseOf(Call.getDirectCallee()) != nullptr && apiSeen(Ctx, Api);
+}
+
+bool takesDeviceId(const CXXConstructExpr &Construct, ASTContext &Ctx, const ApiIndex &Api) {
+  return Api.deviceIdUseOf(Construct.getConstructor()) != nullptr && apiSeen(Ctx, Api);
+}
+
+std::shared_ptr<MatchDispatch> takeMatchDispatch(const ast_matchers::MatchFinder &Finder,
+                                                 unsigned &Checks) {
   Registered R = RegisteredWith.lookup(&Finder);
   RegisteredWith.erase(&Finder);
   Checks = R.Checks;
-  return std::move(R.Matchers);
+  return R.Dispatch.lock();
 }
 
 void DmaCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
-  using namespace ast_matchers;
   bool First = FileConfiguration::of(Tidy).matchersRegistered();
   Registered &Record = RegisteredWith[Finder];
-  ++Record.Checks;
-  DmaMatchers Matchers(*Finder, *this, Record.Matchers);
-  // The validation needs a descriptor type's definition matched once per
-  // translation unit, not once per check (each would cost clang a matcher at
-  // every class): every check validates at its first match anyway, and the
-  // errors are the file's (FileConfiguration), so the first check's match
-  // reports them whichever checks run.
-  if (First) {
-    std::vector<StringRef> Types(Api->model().DescriptorTypes.begin(),
-                                 Api->model().DescriptorTypes.end());
-    Matchers.add(cxxRecordDecl(isDefinition(), apiInTranslationUnit(Api), hasAnyName(Types))
-                     .bind("dma-api-type"));
+  // The first check of a translation unit makes its dispatch; a record left
+  // by a finder of an earlier translation unit at the same address is not
+  // this one's.
+  Dispatch = First ? nullptr : Record.Dispatch.lock();
+  if (!Dispatch) {
+    Dispatch = std::make_shared<MatchDispatch>(*Finder);
+    Record = Registered{Dispatch, 0};
   }
+  ++Record.Checks;
+  DmaMatchers Matchers(*Dispatch, *this, Api);
+  // The validation needs a descriptor type's definition matched once per
+  // translation unit, not once per check: every check validates at its
+  // first match anyway, and the errors are the file's (FileConfiguration),
+  // so the first check's match reports them whichever checks run.
+  if (First)
+    Matchers.add<CXXRecordDecl, definesDescriptorType>("dma-api-type");
   registerDmaMatchers(Matchers);
 }
 

@@ -2,6 +2,7 @@
 #ifndef DMALINT_CHECKS_DMACHECK_H
 #define DMALINT_CHECKS_DMACHECK_H
 
+#include "MatchDispatch.h"
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/ApiModel.h"
 #include "clang-tidy/ClangTidyCheck.h"
@@ -14,107 +15,70 @@
 namespace dmalint::checks {
 
 /// True in a translation unit that has seen a descriptor type's or a wait's
-/// name (ApiIndex::declaredIn). Every dma-* matcher asks it, so that in a
-/// translation unit without the API each node costs a hash lookup or two;
-/// the matchers of statements ask it inside their own predicate rather than
-/// as a matcher of its own, which would be one more matcher for clang to
-/// dispatch at every call of a kernel file (a fifth of what matching costs).
-inline bool apiSeen(clang::ast_matchers::internal::ASTMatchFinder *Finder, const ApiIndex &Api) {
-  return Api.declaredIn(Finder->getASTContext());
+/// name (ApiIndex::declaredIn). Every dma-* predicate asks it, so that in a
+/// translation unit without the API each node costs a hash lookup or two.
+inline bool apiSeen(const clang::ASTContext &Ctx, const ApiIndex &Api) {
+  return Api.declaredIn(Ctx);
 }
 
 /// True when \p FD is a definition outside system headers (which hold no
 /// kernels) in a translation unit that has seen the API: what every dma-*
-/// matcher of functions asks first, inside its own predicate rather than as
-/// three matchers (isDefinition, apiInTranslationUnit,
-/// isExpansionInSystemHeader) that clang would dispatch one by one at every
-/// function of the translation unit, for every check.
-inline bool userDefinitionWithApi(const clang::FunctionDecl &FD,
-                                  clang::ast_matchers::internal::ASTMatchFinder *Finder,
+/// predicate of functions asks first.
+inline bool userDefinitionWithApi(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                                   const ApiIndex &Api) {
-  if (!FD.isThisDeclarationADefinition() || !apiSeen(Finder, Api))
+  if (!FD.isThisDeclarationADefinition() || !apiSeen(Ctx, Api))
     return false;
-  const clang::SourceManager &SM = Finder->getASTContext().getSourceManager();
+  const clang::SourceManager &SM = Ctx.getSourceManager();
   clang::SourceLocation Expansion = SM.getExpansionLoc(FD.getBeginLoc());
   return Expansion.isInvalid() || !SM.isInSystemHeader(Expansion);
 }
+
+// The predicates the checks register (DmaMatchers::add). The API's calls and
+// constructions are recognised through the ApiIndex (a hash lookup of the
+// unqualified name first); each holds only where apiSeen.
 
 /// A function definition outside system headers that uses the API
 /// (ApiIndex::usedBy, answered once per function by the analysis cache): the
 /// functions the dataflow checks analyse, and those whose bodies may hold
 /// the device ids dma-mesh-arity compares.
-AST_MATCHER_P(clang::FunctionDecl, definitionUsingApi, std::shared_ptr<const ApiIndex>, Api) {
-  return userDefinitionWithApi(Node, Finder, *Api) &&
-         AnalysisCache::current().usesApi(Node, *Api);
-}
-
-/// Matches anything in a translation unit that has seen the API (apiSeen).
-AST_POLYMORPHIC_MATCHER_P(apiInTranslationUnit,
-                          AST_POLYMORPHIC_SUPPORTED_TYPES(clang::Decl, clang::Stmt),
-                          std::shared_ptr<const ApiIndex>, Api) {
-  return Api->declaredIn(Finder->getASTContext());
-}
-
-// The API's calls and constructions, recognised through the ApiIndex (a
-// hash lookup of the unqualified name first) rather than hasAnyName, which
-// would spell out the qualified name of every call it is asked about. Each
-// matches only where apiSeen.
-
+bool definitionUsingApi(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+                        const ApiIndex &Api);
 /// d.method(...) for any method of a descriptor type.
-AST_MATCHER_P(clang::CXXMemberCallExpr, callsDescriptorMethod, std::shared_ptr<const ApiIndex>,
-              Api) {
-  const clang::CXXMethodDecl *Method = Node.getMethodDecl();
-  return Method && Api->isDescriptorRecord(Method->getParent()) && apiSeen(Finder, *Api);
-}
-
+bool callsDescriptorMethod(const clang::CXXMemberCallExpr &Call, clang::ASTContext &Ctx,
+                           const ApiIndex &Api);
 /// Any construction (copies included) of a descriptor type.
-AST_MATCHER_P(clang::CXXConstructExpr, constructsDescriptor, std::shared_ptr<const ApiIndex>,
-              Api) {
-  return Api->isDescriptorRecord(Node.getConstructor()->getParent()) && apiSeen(Finder, *Api);
-}
-
+bool constructsDescriptor(const clang::CXXConstructExpr &Construct, clang::ASTContext &Ctx,
+                          const ApiIndex &Api);
 /// A call or construction that makes a copy: a factory, the general
 /// constructor, a sync copy function (ApiIndex::isCopy).
-AST_POLYMORPHIC_MATCHER_P(makesCopy,
-                          AST_POLYMORPHIC_SUPPORTED_TYPES(clang::CallExpr,
-                                                          clang::CXXConstructExpr),
-                          std::shared_ptr<const ApiIndex>, Api) {
-  return Api->isCopy(Node) && apiSeen(Finder, *Api);
-}
-
+bool makesCopy(const clang::CallExpr &Call, clang::ASTContext &Ctx, const ApiIndex &Api);
+bool makesCopy(const clang::CXXConstructExpr &Construct, clang::ASTContext &Ctx,
+               const ApiIndex &Api);
 /// A call or construction that takes a device id and its kind.
-AST_MATCHER_P(clang::CallExpr, callsDeviceIdUser, std::shared_ptr<const ApiIndex>, Api) {
-  return Api->deviceIdUseOf(Node.getDirectCallee()) != nullptr && apiSeen(Finder, *Api);
-}
-AST_MATCHER_P(clang::CXXConstructExpr, constructsDeviceIdUser, std::shared_ptr<const ApiIndex>,
-              Api) {
-  return Api->deviceIdUseOf(Node.getConstructor()) != nullptr && apiSeen(Finder, *Api);
-}
+bool takesDeviceId(const clang::CallExpr &Call, clang::ASTContext &Ctx, const ApiIndex &Api);
+bool takesDeviceId(const clang::CXXConstructExpr &Construct, clang::ASTContext &Ctx,
+                   const ApiIndex &Api);
 
-/// The matchers of one dma-* check, as it registers them. Each goes to the
-/// MatchFinder and is also kept, so that a walk that hands nodes to the
-/// finder itself (the standalone dmalint's, tool/Run.cpp) learns from the
-/// checks which kinds of node their matchers can match
-/// (takeRegisteredMatchers), instead of keeping a list of its own.
+/// What a dma-* check registers: for each binding its check() reads, the
+/// kind of node and a predicate on it. They go to the translation unit's
+/// MatchDispatch (MatchDispatch.h), which gives clang one matcher per kind
+/// of node for all the checks, and which the standalone's own walk of the
+/// AST calls directly.
 class DmaMatchers {
 public:
-  DmaMatchers(clang::ast_matchers::MatchFinder &Finder,
-              clang::ast_matchers::MatchFinder::MatchCallback &Callback,
-              std::vector<clang::ast_matchers::internal::DynTypedMatcher> &Kept)
-      : Finder(Finder), Callback(Callback), Kept(Kept) {}
-  void add(const clang::ast_matchers::DeclarationMatcher &M) {
-    Finder.addMatcher(M, &Callback);
-    Kept.push_back(M);
-  }
-  void add(const clang::ast_matchers::StatementMatcher &M) {
-    Finder.addMatcher(M, &Callback);
-    Kept.push_back(M);
+  DmaMatchers(MatchDispatch &Dispatch, clang::ast_matchers::MatchFinder::MatchCallback &Check,
+              std::shared_ptr<const ApiIndex> Api)
+      : Dispatch(Dispatch), Check(Check), Api(std::move(Api)) {}
+  /// Calls the check back with each \p NodeT for which \p Predicate holds,
+  /// bound as \p Id.
+  template <typename NodeT, NodePredicate<NodeT> Predicate> void add(llvm::StringRef Id) {
+    Dispatch.add<NodeT, Predicate>(Check, Id, Api);
   }
 
 private:
-  clang::ast_matchers::MatchFinder &Finder;
-  clang::ast_matchers::MatchFinder::MatchCallback &Callback;
-  std::vector<clang::ast_matchers::internal::DynTypedMatcher> &Kept;
+  MatchDispatch &Dispatch;
+  clang::ast_matchers::MatchFinder::MatchCallback &Check;
+  std::shared_ptr<const ApiIndex> Api;
 };
 
 /// Every dma-* check reads the API model through this one loader: the
@@ -133,12 +97,12 @@ public:
   }
   /// Includes the effective API model, so --dump-config shows it.
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
-  /// Registers the model's validation, then the check's own matchers
-  /// (registerDmaMatchers), keeping each (takeRegisteredMatchers).
+  /// Registers the model's validation, then the check's own predicates
+  /// (registerDmaMatchers), with the translation unit's MatchDispatch.
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) final;
 
 protected:
-  /// The check's matchers. The model's validation is already registered: in
+  /// The check's predicates. The model's validation is already registered: in
   /// a translation unit that defines the descriptor type, the configured
   /// methods and constructor positions must exist (a name that resolves to
   /// nothing is a configuration error, not a silent run that finds nothing),
@@ -174,15 +138,18 @@ private:
 
   clang::tidy::ClangTidyContext &Tidy;
   bool Validated = false;
+  /// The translation unit's, shared by its checks (the last one destroyed
+  /// frees it; the finder never calls it after that).
+  std::shared_ptr<MatchDispatch> Dispatch;
 };
 
-/// The matchers that dma-* checks registered with \p Finder on this thread,
-/// taken out of the record, with the number of checks that registered them
-/// (\p Checks): a walk that hands nodes to \p Finder itself hands each node
-/// one of them may match (tool/MatchedNodes.h), once it knows that every
-/// check it made is among them.
-std::vector<clang::ast_matchers::internal::DynTypedMatcher>
-takeRegisteredMatchers(const clang::ast_matchers::MatchFinder &Finder, unsigned &Checks);
+/// The dispatch of the dma-* checks that registered with \p Finder on this
+/// thread, taken out of the record, with the number of checks that
+/// registered with it (\p Checks): a walk that hands nodes to the checks
+/// itself calls it (tool/Run.cpp), once it knows that every check it made is
+/// among them. Null when no dma-* check registered with \p Finder.
+std::shared_ptr<MatchDispatch> takeMatchDispatch(const clang::ast_matchers::MatchFinder &Finder,
+                                                 unsigned &Checks);
 
 /// True when \p Option (the X of `dma.X` or `<check>.X`) is a key of the API
 /// model.

@@ -18,10 +18,10 @@ void MeshArityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Which function a call is in is found at the end of the translation
   // unit, from the bodies of the functions below: forCallable would build
   // the parent map of the whole translation unit at the first call.
-  Matchers.add(callExpr(callsDeviceIdUser(Api)).bind("call"));
-  Matchers.add(cxxConstructExpr(constructsDeviceIdUser(Api)).bind("call"));
+  Matchers.add<CallExpr, takesDeviceId>("call");
+  Matchers.add<CXXConstructExpr, takesDeviceId>("call");
   // The functions whose bodies may hold the calls: those that use the API.
-  Matchers.add(functionDecl(definitionUsingApi(Api)).bind("function"));
+  Matchers.add<FunctionDecl, definitionUsingApi>("function");
 }
 
 void MeshArityCheck::onStartOfTranslationUnit() {

@@ -13,8 +13,13 @@ namespace dmalint::checks {
 
 namespace {
 
-AST_MATCHER_P(CallExpr, callsSemaphoreWait, std::shared_ptr<const ApiIndex>, Api) {
-  return Api->semaphoreWaitOf(Node.getDirectCallee()) != nullptr && apiSeen(Finder, *Api);
+/// A barrier's wait, outside system headers.
+bool waitsSemaphoreInUserCode(const CallExpr &Call, ASTContext &Ctx, const ApiIndex &Api) {
+  if (!Api.semaphoreWaitOf(Call.getDirectCallee()) || !apiSeen(Ctx, Api))
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Expansion = SM.getExpansionLoc(Call.getBeginLoc());
+  return Expansion.isInvalid() || !SM.isInSystemHeader(Expansion);
 }
 
 /// The functions whose locals or parameters \p Wait's arguments name.
@@ -125,7 +130,7 @@ std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
 
 void SemaphoreImbalanceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Only functions that wait a semaphore pay anything.
-  Matchers.add(callExpr(callsSemaphoreWait(Api), unless(isExpansionInSystemHeader())).bind("wait"));
+  Matchers.add<CallExpr, waitsSemaphoreInUserCode>("wait");
 }
 
 void SemaphoreImbalanceCheck::onStartOfTranslationUnit() {

@@ -10,7 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void SemaphoreRaceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(functionsReachingApi().bind("function"));
+  Matchers.add<FunctionDecl, definitionReachingApi>("function");
 }
 
 void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {

@@ -10,7 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void SendNeverWaitedCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(functionsReachingApi().bind("function"));
+  Matchers.add<FunctionDecl, definitionReachingApi>("function");
 }
 
 void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {

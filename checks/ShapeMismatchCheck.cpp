@@ -9,16 +9,16 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 namespace {
-AST_MATCHER_P(CallExpr, callsSyncCopy, std::shared_ptr<const ApiIndex>, Api) {
-  return Api->isSyncCopy(Node.getDirectCallee()) && apiSeen(Finder, *Api);
+bool callsSyncCopy(const CallExpr &Call, ASTContext &Ctx, const ApiIndex &Api) {
+  return Api.isSyncCopy(Call.getDirectCallee()) && apiSeen(Ctx, Api);
 }
 } // namespace
 
 void ShapeMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // A sync copy starts and waits itself; a descriptor only counts once the
   // analysis of its function says it is started or waited.
-  Matchers.add(callExpr(callsSyncCopy(Api)).bind("sync"));
-  Matchers.add(functionsUsingApi().bind("function"));
+  Matchers.add<CallExpr, callsSyncCopy>("sync");
+  Matchers.add<FunctionDecl, definitionUsingApi>("function");
 }
 
 void ShapeMismatchCheck::check(const MatchFinder::MatchResult &Result) {

@@ -10,8 +10,8 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void SrcSemDeviceIdMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(cxxConstructExpr(constructsDescriptor(Api)).bind("construct"));
-  Matchers.add(functionsUsingApi().bind("function"));
+  Matchers.add<CXXConstructExpr, constructsDescriptor>("construct");
+  Matchers.add<FunctionDecl, definitionUsingApi>("function");
 }
 
 static StringRef parameterName(const CXXConstructorDecl *Ctor, unsigned Index,

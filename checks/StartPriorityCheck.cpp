@@ -9,9 +9,9 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void StartPriorityCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add(cxxMemberCallExpr(callsDescriptorMethod(Api)).bind("call"));
+  Matchers.add<CXXMemberCallExpr, callsDescriptorMethod>("call");
   // Whether the copy is remote needs the descriptor analysis of the function.
-  Matchers.add(functionsUsingApi().bind("function"));
+  Matchers.add<FunctionDecl, definitionUsingApi>("function");
 }
 
 std::optional<int64_t> StartPriorityCheck::priorityOf(const CXXMemberCallExpr &Call,

@@ -12,7 +12,7 @@ namespace dmalint::checks {
 void WaitSendOnLocalCopyCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Direct wait_sends, and calls that hand a local copy to a helper that
   // waits its send side: any function that touches the API.
-  Matchers.add(functionsUsingApi().bind("function"));
+  Matchers.add<FunctionDecl, definitionUsingApi>("function");
 }
 
 /// Where a call is best pointed at: the called name.

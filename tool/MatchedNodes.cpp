@@ -1,4 +1,4 @@
-//===- MatchedNodes.cpp - The nodes worth handing to the dma-* matchers ---===//
+//===- MatchedNodes.cpp - The nodes worth handing to the dma-* checks ---===//
 #include "MatchedNodes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -11,9 +11,7 @@ namespace dmalint {
 bool MatchedNodes::mayMatch(ASTNodeKind Kind) {
   auto [It, Inserted] = Kinds.try_emplace(Kind, false);
   if (Inserted)
-    It->second = llvm::any_of(Matchers, [&](const ast_matchers::internal::DynTypedMatcher &M) {
-      return M.canMatchNodesOfKind(Kind);
-    });
+    It->second = llvm::any_of(Asked, [&](ASTNodeKind K) { return K.isBaseOf(Kind); });
   return It->second;
 }
 

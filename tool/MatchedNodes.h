@@ -1,13 +1,13 @@
-//===- MatchedNodes.h - The nodes worth handing to the dma-* matchers -*- C++ -*-===//
+//===- MatchedNodes.h - The nodes worth handing to the dma-* checks -*- C++ -*-===//
 //
-// The standalone dmalint walks the AST itself and hands nodes to the
-// MatchFinder one by one (tool/Run.cpp), skipping clang's per-node matcher
+// The standalone dmalint walks the AST itself and hands nodes to the checks'
+// dispatch one by one (tool/Run.cpp), skipping clang's per-node matcher
 // machinery. Which nodes to hand over comes from the checks: each dma-*
-// check registers its matchers through DmaMatchers, which keeps them
-// (takeRegisteredMatchers, DmaCheck.h), and a node
-// is handed over when one of them may match its kind. On top of that, the
-// API model rules out nodes no dma-* matcher can match, because every one is
-// built from the model's names (DmaCheck.h): a call of nothing the model
+// check registers the kinds of node it asks about with the translation
+// unit's MatchDispatch (takeMatchDispatch, DmaCheck.h), and a node is handed
+// over when it is of one of those kinds. On top of that, the API model rules
+// out nodes no dma-* predicate can hold for, because every one is built from
+// the model's names (DmaCheck.h): a call of nothing the model
 // names, a construction of a class it does not name, a class it does not
 // name, a function definition that neither uses the API nor calls one that
 // does.
@@ -18,7 +18,7 @@
 
 #include "dmalint/ApiModel.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/ASTMatchers/ASTMatchersInternal.h"
+#include "clang/AST/ASTTypeTraits.h"
 #include "llvm/ADT/DenseMap.h"
 #include <array>
 #include <cstdint>
@@ -27,8 +27,8 @@
 namespace dmalint {
 
 enum class MatchCandidate {
-  No,                ///< No registered matcher can match it.
-  Yes,               ///< Hand it to the matchers.
+  No,                ///< No check asks about it.
+  Yes,               ///< Hand it to the checks.
   /// A function definition: only if it uses the API, or calls a function of
   /// the translation unit that does (AnalysisCache::reachesApi).
   IfFunctionUsesApi,
@@ -36,17 +36,17 @@ enum class MatchCandidate {
 
 class MatchedNodes {
 public:
-  /// \p Matchers: every matcher registered with the finder. Without \p Api
-  /// (the options are in error), every node a matcher may match.
-  MatchedNodes(std::vector<clang::ast_matchers::internal::DynTypedMatcher> Matchers,
-               const ApiIndex *Api)
-      : Matchers(std::move(Matchers)), Api(Api) {}
+  /// \p Kinds: the kinds of node the checks ask about (a node of a kind
+  /// derived from one of them is of it). Without \p Api (the options are in
+  /// error), every node of those kinds.
+  MatchedNodes(std::vector<clang::ASTNodeKind> Kinds, const ApiIndex *Api)
+      : Asked(std::move(Kinds)), Api(Api) {}
 
   MatchCandidate candidate(const clang::Decl &D, const clang::ASTContext &Ctx);
   MatchCandidate candidate(const clang::Stmt &S);
 
 private:
-  /// Whether a matcher may match nodes of kind \p Kind (memoised per kind).
+  /// Whether a check asks about nodes of kind \p Kind (memoised per kind).
   bool mayMatch(clang::ASTNodeKind Kind);
   /// The same for a statement, memoised per statement class in an array:
   /// asked of every statement of the translation unit, where a hash lookup
@@ -54,7 +54,7 @@ private:
   bool mayMatch(const clang::Stmt &S);
   bool mayName(const clang::NamedDecl *D) const { return !Api || Api->mayName(D); }
 
-  std::vector<clang::ast_matchers::internal::DynTypedMatcher> Matchers;
+  std::vector<clang::ASTNodeKind> Asked;
   const ApiIndex *Api;
   llvm::DenseMap<clang::ASTNodeKind, bool, clang::ASTNodeKind::DenseMapInfo> Kinds;
   /// Per Stmt::StmtClass: 0 not asked yet, 1 no, 2 yes.

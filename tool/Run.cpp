@@ -84,7 +84,7 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return true; }
 
-  void matchAll(ast_matchers::MatchFinder &Finder) {
+  void matchAll(checks::MatchDispatch &Dispatch) {
     TraverseAST(Ctx);
     AnalysisCache &Cache = AnalysisCache::current();
     for (const FunctionDecl *Function : Functions) // What the checks' matcher asks.
@@ -96,9 +96,9 @@ public:
         // that use the API (their summaries say what they start and wait).
         if (!Api || !Function || UsingApi.contains(Function) ||
             Cache.reachesApi(*Function, Ctx, *Api))
-          Finder.match(*D, Ctx);
+          Dispatch.dispatch(DynTypedNode::create(*D), Ctx);
       } else {
-        Finder.match(*cast<const Stmt *>(C), Ctx);
+        Dispatch.dispatch(DynTypedNode::create(*cast<const Stmt *>(C)), Ctx);
       }
     }
   }
@@ -237,13 +237,20 @@ private:
 /// not the standard library's templates and their instantiations. The
 /// clang-tidy plugin cannot do this: there the walk is clang-tidy's, shared
 /// with every other check.
+/// The checks' dispatch, and the nodes worth handing to it.
+struct DispatchedNodes {
+  std::shared_ptr<checks::MatchDispatch> Dispatch;
+  MatchedNodes Nodes;
+};
+
 class DmaChecksConsumer : public ASTConsumer {
 public:
-  /// \p Matched: the nodes the checks' matchers may match; none when a
-  /// check did not say (then clang's own walk tries every node).
+  /// \p Matched: the checks' dispatch and the nodes it may take; none when
+  /// a check did not register with it (then clang's own walk tries every
+  /// node with every matcher).
   DmaChecksConsumer(std::vector<std::unique_ptr<ClangTidyCheck>> Checks,
                     std::unique_ptr<ast_matchers::MatchFinder> Finder,
-                    std::shared_ptr<const ApiIndex> Api, std::optional<MatchedNodes> Matched,
+                    std::shared_ptr<const ApiIndex> Api, std::optional<DispatchedNodes> Matched,
                     IdentityRecorder &Recorder)
       : Checks(std::move(Checks)), Finder(std::move(Finder)), Api(std::move(Api)),
         Matched(std::move(Matched)), Recorder(Recorder) {}
@@ -265,13 +272,14 @@ public:
       }
       Ctx.setTraversalScope(Scope);
     }
+    if (!Matched) {
+      Finder->matchAST(Ctx); // Tells every callback that the unit starts and ends.
+      return;
+    }
     // What MatchFinder::matchAST does around its walk.
     for (const std::unique_ptr<ClangTidyCheck> &Check : Checks)
       Check->onStartOfTranslationUnit();
-    if (Matched)
-      MatchableNodeVisitor(Ctx, Api.get(), *Matched).matchAll(*Finder);
-    else
-      Finder->matchAST(Ctx);
+    MatchableNodeVisitor(Ctx, Api.get(), Matched->Nodes).matchAll(*Matched->Dispatch);
     for (const std::unique_ptr<ClangTidyCheck> &Check : Checks)
       Check->onEndOfTranslationUnit();
   }
@@ -281,7 +289,7 @@ private:
   std::vector<std::unique_ptr<ClangTidyCheck>> Checks;
   std::unique_ptr<ast_matchers::MatchFinder> Finder;
   std::shared_ptr<const ApiIndex> Api;
-  std::optional<MatchedNodes> Matched;
+  std::optional<DispatchedNodes> Matched;
   IdentityRecorder &Recorder;
 };
 
@@ -338,11 +346,11 @@ private:
     std::shared_ptr<const ApiIndex> Api = apiModelFor(Context);
     Recorder.setAST(&Compiler.getASTContext(), Api);
     unsigned Registering = 0;
-    std::vector<ast_matchers::internal::DynTypedMatcher> Matchers =
-        checks::takeRegisteredMatchers(*Finder, Registering);
-    std::optional<MatchedNodes> Matched;
-    if (Registering == Checks.size())
-      Matched.emplace(std::move(Matchers), Api.get());
+    std::shared_ptr<checks::MatchDispatch> Dispatch =
+        checks::takeMatchDispatch(*Finder, Registering);
+    std::optional<DispatchedNodes> Matched;
+    if (Dispatch && Registering == Checks.size())
+      Matched.emplace(DispatchedNodes{Dispatch, MatchedNodes(Dispatch->kinds(), Api.get())});
     return std::make_unique<DmaChecksConsumer>(std::move(Checks), std::move(Finder), Api,
                                                std::move(Matched), Recorder);
   }

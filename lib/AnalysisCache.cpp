@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
+#include <limits>
 #include "ScopeExit.h"
 
 namespace dmalint {
@@ -22,6 +23,8 @@ void AnalysisCache::reset() {
   Scratch.clear();
   UsesApi.clear();
   ReachesApi.clear();
+  ReachSearching.clear();
+  ReachOpen.clear();
   Reported.clear();
   InProgress.clear();
   Recursive.clear();
@@ -167,21 +170,60 @@ private:
 
 bool AnalysisCache::reachesApi(const clang::FunctionDecl &FD, const clang::ASTContext &C,
                                const ApiIndex &For) {
+  unsigned Low;
+  return searchReach(FD, C, For, Low);
+}
+
+// A depth-first search of the direct calls. A function the search is still
+// in, reached again through a cycle, answers "not found yet"; a "no" that
+// leaned on such an answer (\p Low: the shallowest depth of those it leaned
+// on) becomes final only when the search leaves that function with a "no"
+// of its own: then nothing reachable from there uses the API. If that
+// function's answer is "yes" instead, the open "no"s are dropped (each is
+// asked again if it is asked). A "yes" is final at once. (Recording the
+// "not found yet" as a final "no", as this did before, answered a function
+// on a cycle according to which function of the cycle was asked first.)
+bool AnalysisCache::searchReach(const clang::FunctionDecl &FD, const clang::ASTContext &C,
+                                const ApiIndex &For, unsigned &Low) {
+  Low = std::numeric_limits<unsigned>::max();
   if (auto It = ReachesApi.find(&FD); It != ReachesApi.end())
-    return It->second; // Known, or being found (a cycle: what the rest says).
-  ReachesApi[&FD] = false;
+    return It->second;
+  if (auto It = ReachSearching.find(&FD); It != ReachSearching.end()) {
+    Low = It->second;
+    return false;
+  }
+  unsigned Depth = ReachSearching.size();
+  ReachSearching[&FD] = Depth;
+  size_t OpenBefore = ReachOpen.size();
   bool Reaches = usesApi(FD, For);
   if (!Reaches && FD.hasBody()) {
     DirectCallees Callees(C.getSourceManager());
     Callees.TraverseStmt(FD.getBody());
-    for (const clang::FunctionDecl *Callee : Callees.Found)
-      if (Callee != &FD && reachesApi(*Callee, C, For)) {
+    for (const clang::FunctionDecl *Callee : Callees.Found) {
+      if (Callee == &FD)
+        continue;
+      unsigned CalleeLow;
+      if (searchReach(*Callee, C, For, CalleeLow)) {
         Reaches = true;
         break;
       }
+      Low = std::min(Low, CalleeLow);
+    }
   }
-  ReachesApi[&FD] = Reaches;
-  return Reaches;
+  ReachSearching.erase(&FD);
+  if (Reaches || Low >= Depth) {
+    // Final, and so is every "no" left open below this function: their
+    // searches reached nothing this one did not.
+    if (!Reaches)
+      for (size_t I = OpenBefore; I < ReachOpen.size(); ++I)
+        ReachesApi[ReachOpen[I]] = false;
+    ReachOpen.resize(OpenBefore);
+    ReachesApi[&FD] = Reaches;
+    Low = std::numeric_limits<unsigned>::max();
+    return Reaches;
+  }
+  ReachOpen.push_back(&FD);
+  return false;
 }
 
 const ProtocolSummary *AnalysisCache::protocol(const clang::FunctionDecl &FD) {

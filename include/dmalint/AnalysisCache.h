@@ -64,7 +64,9 @@ public:
   const ProtocolSummary *protocol(const clang::FunctionDecl &FD) override;
 
   /// True when \p FD, or a function of the translation unit it calls
-  /// (transitively), uses the API: a helper worth a protocol summary.
+  /// (transitively), uses the API: a helper worth a protocol summary. The
+  /// same whatever the order of the questions and of the calls, recursion
+  /// included.
   bool reachesApi(const clang::FunctionDecl &FD, const clang::ASTContext &Ctx,
                   const ApiIndex &Api);
 
@@ -109,7 +111,14 @@ private:
 
   std::map<const ApiIndex *, std::unique_ptr<TypeModel>> TypeModels;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
+  /// Final answers of reachesApi.
   llvm::DenseMap<const clang::FunctionDecl *, bool> ReachesApi;
+  /// reachesApi's search: the functions it is in (with their depth), and
+  /// the "no"s that lean on one of them, not final until it is answered.
+  llvm::DenseMap<const clang::FunctionDecl *, unsigned> ReachSearching;
+  std::vector<const clang::FunctionDecl *> ReachOpen;
+  bool searchReach(const clang::FunctionDecl &FD, const clang::ASTContext &C,
+                   const ApiIndex &For, unsigned &Low);
   std::set<std::pair<std::string, unsigned>> Reported;
   std::unique_ptr<llvm::DenseSet<const clang::FunctionDecl *>> Callees;
 };

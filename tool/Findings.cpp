@@ -195,13 +195,26 @@ std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
     }
   }
   assignFingerprints(Findings);
-  std::map<std::string, LineHashes> Hashes; // Per file, once.
+  // Per file, once, up to the last line a finding is at.
+  auto Hashed = [](const Finding &F) {
+    return F.isFinding() && F.Primary.At && F.Primary.At->resolved();
+  };
+  std::map<std::string, size_t> LastLine;
+  for (const Finding &F : Findings)
+    if (Hashed(F)) {
+      size_t &Last = LastLine[F.Primary.At->Path];
+      Last = std::max<size_t>(Last, F.Primary.At->Line);
+    }
+  std::map<std::string, LineHashes> Hashes;
   for (Finding &F : Findings) {
-    if (!F.isFinding() || !F.Primary.At || !F.Primary.At->resolved())
+    if (!Hashed(F))
       continue;
     auto It = Hashes.find(F.Primary.At->Path);
     if (It == Hashes.end())
-      It = Hashes.emplace(F.Primary.At->Path, LineHashes(Sources.text(F.Primary.At->Path))).first;
+      It = Hashes
+               .emplace(F.Primary.At->Path, LineHashes(Sources.text(F.Primary.At->Path),
+                                                       LastLine[F.Primary.At->Path]))
+               .first;
     if (F.Primary.At->Line <= It->second.lines())
       F.LineHash = It->second.of(F.Primary.At->Line);
   }

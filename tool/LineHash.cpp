@@ -51,6 +51,10 @@ public:
     }
     return std::move(Hashes);
   }
+  /// The lines hashed so far (each line is hashed once its window is full,
+  /// in order), and their hashes.
+  size_t emitted() const { return Hashes.size(); }
+  std::vector<std::pair<uint64_t, unsigned>> take() { return std::move(Hashes); }
 
 private:
   void roll(uint16_t C) {
@@ -84,11 +88,12 @@ private:
 };
 
 /// Feeds \p Text, decoded from UTF-8 as Node.js decodes it (a sequence that
-/// is not UTF-8 is U+FFFD, one per maximal invalid subpart), as UTF-16.
-void feedUtf16(llvm::StringRef Text, RollingLineHash &Hasher) {
+/// is not UTF-8 is U+FFFD, one per maximal invalid subpart), as UTF-16,
+/// until line \p UpTo is hashed.
+void feedUtf16(llvm::StringRef Text, RollingLineHash &Hasher, size_t UpTo) {
   const auto *P = reinterpret_cast<const unsigned char *>(Text.data());
   const unsigned char *End = P + Text.size();
-  while (P < End) {
+  while (P < End && Hasher.emitted() < UpTo) {
     unsigned char Lead = *P;
     if (Lead < 0x80) {
       Hasher.add(Lead);
@@ -138,10 +143,11 @@ void feedUtf16(llvm::StringRef Text, RollingLineHash &Hasher) {
 
 } // namespace
 
-LineHashes::LineHashes(llvm::StringRef Text) {
+LineHashes::LineHashes(llvm::StringRef Text, size_t UpTo) {
   RollingLineHash Hasher;
-  feedUtf16(Text, Hasher);
-  Values = Hasher.finish();
+  feedUtf16(Text, Hasher, UpTo);
+  // A line's hash and count depend only on the text up to its window's end.
+  Values = Hasher.emitted() >= UpTo ? Hasher.take() : Hasher.finish();
 }
 
 std::string LineHashes::of(size_t Line) const {

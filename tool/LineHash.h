@@ -25,18 +25,22 @@
 #define DMALINT_TOOL_LINEHASH_H
 
 #include "llvm/ADT/StringRef.h"
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dmalint::tool {
 
-/// The primaryLocationLineHashes of the lines of a text (UTF-8): all
-/// computed (each counts the lines before it with the same hash), spelled
-/// one at a time.
+/// The primaryLocationLineHashes of the lines of a text (UTF-8), spelled one
+/// at a time: those of lines 1 to \p UpTo (each counts the lines before it
+/// with the same hash), or of every line. The text past line \p UpTo's
+/// window is not read (a file with one finding near its top is not hashed
+/// to its end).
 class LineHashes {
 public:
-  explicit LineHashes(llvm::StringRef Text);
+  explicit LineHashes(llvm::StringRef Text, size_t UpTo = SIZE_MAX);
+  /// The lines hashed: every line of the text, or at least \p UpTo.
   size_t lines() const { return Values.size(); }
   /// Line \p Line's (1-based), or "" when there is no such line.
   std::string of(size_t Line) const;

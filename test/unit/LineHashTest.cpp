@@ -76,5 +76,24 @@ TEST(LineHash, NonAsciiIsHashedAsUtf16CodeUnits) {
   EXPECT_EQ(lineHashes("\xFF"), lineHashes("\xEF\xBF\xBD"));
 }
 
+TEST(LineHash, HashingUpToALineGivesTheSameValuesAndReadsNoFurther) {
+  // Repeated lines (their counts depend on the lines before), line ends of
+  // every kind, blanks, non-ASCII and short lines near the end of the file.
+  std::string Text;
+  for (int I = 0; I < 40; ++I)
+    Text += I % 3 ? "  d.wait_send();\r\n" : "\tfor (int i = 0; i < n; ++i) {}\n";
+  Text += "\xC3\xBC\n\n\r x\ry\n";
+  LineHashes All(Text);
+  ASSERT_GT(All.lines(), 40u);
+  for (size_t UpTo = 0; UpTo <= All.lines() + 1; ++UpTo) {
+    LineHashes Some(Text, UpTo);
+    EXPECT_GE(Some.lines(), std::min(UpTo, All.lines())) << UpTo;
+    for (size_t Line = 1; Line <= std::min(UpTo, All.lines()); ++Line)
+      EXPECT_EQ(Some.of(Line), All.of(Line)) << "line " << Line << " of " << UpTo;
+  }
+  // A line near the top is hashed without hashing the rest of the file.
+  EXPECT_LT(LineHashes(Text, 3).lines(), 10u);
+}
+
 } // namespace
 } // namespace dmalint::tool

@@ -65,7 +65,7 @@ bool anyMemberCall(const CXXMemberCallExpr &Call, ASTContext &Ctx, const ApiInde
 }
 
 bool namedKernel(const FunctionDecl &FD, ASTContext &, const ApiIndex &) {
-  return FD.getName() == "kernel" && FD.isThisDeclarationADefinition();
+  return FD.getIdentifier() && FD.getName() == "kernel" && FD.isThisDeclarationADefinition();
 }
 
 /// A check that logs each call back.

@@ -21,16 +21,20 @@ inline bool apiSeen(const clang::ASTContext &Ctx, const ApiIndex &Api) {
   return Api.declaredIn(Ctx);
 }
 
-/// True when \p FD is a definition outside system headers (which hold no
-/// kernels) in a translation unit that has seen the API: what every dma-*
-/// predicate of functions asks first.
+/// True when \p Loc is expanded outside system headers (which hold no
+/// kernels): what clang's unless(isExpansionInSystemHeader()) asks.
+inline bool expandedInUserCode(clang::SourceLocation Loc, const clang::SourceManager &SM) {
+  clang::SourceLocation Expansion = SM.getExpansionLoc(Loc);
+  return Expansion.isInvalid() || !SM.isInSystemHeader(Expansion);
+}
+
+/// True when \p FD is a definition outside system headers in a translation
+/// unit that has seen the API: what every dma-* predicate of functions asks
+/// first.
 inline bool userDefinitionWithApi(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                                   const ApiIndex &Api) {
-  if (!FD.isThisDeclarationADefinition() || !apiSeen(Ctx, Api))
-    return false;
-  const clang::SourceManager &SM = Ctx.getSourceManager();
-  clang::SourceLocation Expansion = SM.getExpansionLoc(FD.getBeginLoc());
-  return Expansion.isInvalid() || !SM.isInSystemHeader(Expansion);
+  return FD.isThisDeclarationADefinition() && apiSeen(Ctx, Api) &&
+         expandedInUserCode(FD.getBeginLoc(), Ctx.getSourceManager());
 }
 
 // The predicates the checks register (DmaMatchers::add). The API's calls and

@@ -89,7 +89,7 @@ private:
     clang::ASTNodeKind Kind;
     ErasedPredicate Holds;
   };
-  /// The entries of one root kind, and the matcher registered for it.
+  /// The entries of one root kind (one matcher registered with the finder).
   struct Root {
     clang::ASTNodeKind Kind;
     std::vector<Entry> Entries;

@@ -15,11 +15,8 @@ namespace {
 
 /// A barrier's wait, outside system headers.
 bool waitsSemaphoreInUserCode(const CallExpr &Call, ASTContext &Ctx, const ApiIndex &Api) {
-  if (!Api.semaphoreWaitOf(Call.getDirectCallee()) || !apiSeen(Ctx, Api))
-    return false;
-  const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation Expansion = SM.getExpansionLoc(Call.getBeginLoc());
-  return Expansion.isInvalid() || !SM.isInSystemHeader(Expansion);
+  return Api.semaphoreWaitOf(Call.getDirectCallee()) && apiSeen(Ctx, Api) &&
+         expandedInUserCode(Call.getBeginLoc(), Ctx.getSourceManager());
 }
 
 /// The functions whose locals or parameters \p Wait's arguments name.

@@ -195,6 +195,11 @@ std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
     }
   }
   assignFingerprints(Findings);
+  return Findings;
+}
+
+
+void hashLines(std::vector<Finding> &Findings, SourceCache &Sources) {
   // Per file, once, up to the last line a finding is at.
   auto Hashed = [](const Finding &F) {
     return F.isFinding() && F.Primary.At && F.Primary.At->resolved();
@@ -218,7 +223,6 @@ std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
     if (F.Primary.At->Line <= It->second.lines())
       F.LineHash = It->second.of(F.Primary.At->Line);
   }
-  return Findings;
 }
 
 } // namespace dmalint::tool

@@ -89,7 +89,7 @@ struct Finding {
   /// unless Kind is Finding.
   std::string Fingerprint;
   /// GitHub code scanning's primaryLocationLineHash of Primary's line
-  /// (LineHash.h); empty unless Kind is Finding.
+  /// (LineHash.h); empty unless Kind is Finding and hashLines set it.
   std::string LineHash;
   /// The translation unit the finding was first seen in.
   std::string TranslationUnit;
@@ -147,6 +147,12 @@ Finding inputError(const std::string &File, std::string Message);
 /// findings once), resolved against \p Sources and \p Root, fingerprinted.
 std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
                                      SourceCache &Sources, const SourceRoot &Root);
+
+/// Sets the LineHash of each finding of \p Findings (GitHub's
+/// primaryLocationLineHash of its line). Only a SARIF log carries it, and
+/// hashing reads each file up to its last finding: the driver asks for it
+/// only when it writes a log.
+void hashLines(std::vector<Finding> &Findings, SourceCache &Sources);
 
 } // namespace dmalint::tool
 

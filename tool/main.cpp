@@ -562,6 +562,9 @@ int main(int argc, const char **argv) {
       return F.isFinding() &&
              !(F.Primary.At && Changes->changed(F.Primary.At->Path, F.Primary.At->Line));
     });
+  bool WritesSarif = Format == OutputFormat::Sarif || SarifFile.getNumOccurrences();
+  if (WritesSarif)
+    hashLines(All, Sources);
   unsigned Errors = llvm::count_if(All, [](const Finding &F) { return F.isError(); });
   int Status = ExitClean;
 
@@ -625,7 +628,7 @@ int main(int argc, const char **argv) {
     printFindings(Failures, errs(), Colored);
   }
 
-  if (Format == OutputFormat::Sarif || SarifFile.getNumOccurrences()) {
+  if (WritesSarif) {
     SarifOptions Options;
     Options.Root = &Root;
     Options.EnabledChecks = enabledForAny(Selectable, Overrides);

@@ -142,6 +142,24 @@ class CodeScanning(unittest.TestCase):
             self.assertEqual(result["partialFingerprints"]["primaryLocationLineHash"], expected)
             self.assertRegex(result["partialFingerprints"]["dmalint/v2"], r"^[0-9a-f]{32}:1$")
 
+    def test_the_log_beside_text_output_has_the_line_hashes_too(self):
+        # --sarif FILE writes the log while stdout stays text: the line
+        # hashes (computed only when a log is written) are in it all the same.
+        self.project()
+        log_path = os.path.join(self.repo, "out.sarif")
+        r = subprocess.run([DMALINT, "-p", "build", "--sarif", log_path], cwd=self.repo,
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("[dma-", r.stdout)
+        with open(log_path) as f:
+            results = json.load(f)["runs"][0]["results"]
+        self.assertEqual(len(results), 2)
+        for result in results:
+            location = result["locations"][0]["physicalLocation"]
+            with open(os.path.join(self.repo, location["artifactLocation"]["uri"])) as f:
+                expected = line_hashes(f.read())[location["region"]["startLine"] - 1]
+            self.assertEqual(result["partialFingerprints"]["primaryLocationLineHash"], expected)
+
     def test_regions_relative_uris_and_automation_details(self):
         run = self.sarif()
         self.assertEqual(run["originalUriBaseIds"]["SRCROOT"]["uri"], "file://%s/" % self.repo)

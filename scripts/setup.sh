@@ -7,6 +7,10 @@
 #   CXX=g++ scripts/setup.sh                 # another compiler (default: the
 #                                            # clang++ of that LLVM: it compiles
 #                                            # tool/Run.cpp in 40 s, g++ in 55 s)
+#   DMALINT_CMAKE_ARGS=-DCMAKE_UNITY_BUILD=ON scripts/setup.sh
+#                                            # more CMake cache settings (.ci/run
+#                                            # builds in batches: see
+#                                            # docs/robustness.md, "CI time")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,8 +26,10 @@ packages+=("${extra[@]}")
 source scripts/install-missing.sh
 install_missing setup "${packages[@]}"
 
+# More cache settings for this build, e.g. .ci/run's unity build.
+read -r -a cmake_extra <<< "${DMALINT_CMAKE_ARGS:-}"
 cmake -S . -B "$build_dir" -G Ninja -DDMALINT_LLVM_MAJOR="$major" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CXX_COMPILER="${CXX:-clang++-$major}"
+      -DCMAKE_CXX_COMPILER="${CXX:-clang++-$major}" "${cmake_extra[@]}"
 cmake --build "$build_dir"
 # The bundled examples, with a compile_commands.json for `dmalint -p`.
 cmake -S examples -B "$build_dir/examples" -G Ninja >/dev/null

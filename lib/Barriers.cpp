@@ -1584,11 +1584,15 @@ std::vector<BarrierBalance> Judge::run() {
       }
       return true;
     };
+    // A semaphore the function makes (mentioned only as the barrier calls'
+    // argument, as judged units are) has no other name.
+    bool Made = madeHere(U.Root, Vars);
     for (const Unit &Other : Units)
-      if (Other.Root != U.Root)
+      if (Other.Root != U.Root && !Made && !madeHere(Other.Root, Vars))
         Cancellable |= Cancels(contributionOf(Other, *Atoms));
     for (const BarrierCall *C : Unnamed)
-      Cancellable |= Cancels(C->Signal ? Contribution::NotNegative : Contribution::NotPositive);
+      if (!Made)
+        Cancellable |= Cancels(C->Signal ? Contribution::NotNegative : Contribution::NotPositive);
     if (!Cancellable)
       Out.push_back(std::move(B));
   }

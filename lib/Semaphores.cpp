@@ -62,6 +62,15 @@ public:
       markRead(OC->getArg(0));
     return true;
   }
+  // This walk sees the syntactic form of a braced list, where an element is
+  // the expression as written (`DeviceId{x, y}`: y with no load); the
+  // semantic form, which the walk does not visit, says how each element
+  // initialises its slot: a load is a read.
+  bool VisitInitListExpr(InitListExpr *ILE) {
+    if (InitListExpr *Semantic = ILE->isSemanticForm() ? nullptr : ILE->getSemanticForm())
+      markLoadsRead(Semantic);
+    return true;
+  }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
     if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
       Mentions.push_back({DRE, V});
@@ -75,6 +84,21 @@ public:
   }
 
 private:
+  void markLoadsRead(const InitListExpr *Semantic) {
+    for (const Expr *Init : Semantic->inits()) {
+      if (const auto *Nested = dyn_cast_or_null<InitListExpr>(Init)) {
+        markLoadsRead(Nested);
+        continue;
+      }
+      while (const auto *ICE = dyn_cast_or_null<ImplicitCastExpr>(Init)) {
+        if (ICE->getCastKind() == CK_LValueToRValue) {
+          markRead(ICE->getSubExpr());
+          break;
+        }
+        Init = ICE->getSubExpr();
+      }
+    }
+  }
   void markRead(const Expr *E) {
     E = E->IgnoreParens();
     while (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
@@ -151,6 +175,18 @@ bool isOtherSlot(const Expr *E, const Expr *F, const ASTContext &Ctx) {
   return false;
 }
 
+/// True when \p V is initialised by default construction (`T v;`, `T v{};`,
+/// `T v = T();`): a new object that copies nothing.
+bool defaultConstructed(const VarDecl *V) {
+  if (!V->getInit())
+    return false;
+  const Expr *Init = V->getInit()->IgnoreImplicit();
+  if (const auto *Made = dyn_cast<CXXConstructExpr>(Init))
+    return Made->getNumArgs() == 0 && Made->getConstructor()->isDefaultConstructor();
+  const auto *Empty = dyn_cast<InitListExpr>(Init); // `{}` of an aggregate.
+  return Empty && Empty->getNumInits() == 0;
+}
+
 const ValueDecl *canonical(const ValueDecl *D) {
   return D ? cast<ValueDecl>(D->getCanonicalDecl()) : nullptr;
 }
@@ -222,9 +258,20 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
   // A local copy of (or reference to) a semaphore or buffer: what
   // initialised it.
   if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() && Vars.unwritten(V) &&
-      !V->getType()->isArrayType())
-    return NameRoot{nullptr, V->getInit()};
+      !V->getType()->isArrayType()) {
+    if (!defaultConstructed(V))
+      return NameRoot{nullptr, V->getInit()};
+    if (Vars.declaredInLoop(V))
+      return std::nullopt;
+  }
   return NameRoot{canonical(V), nullptr};
+}
+
+bool madeHere(const ValueDecl *Root, const UnwrittenVariables &Vars) {
+  const auto *V = dyn_cast_or_null<VarDecl>(Root);
+  return V && !isa<ParmVarDecl>(V) && V->isLocalVarDecl() && !V->isStaticLocal() &&
+         !V->getType()->isReferenceType() && Vars.unwritten(V) && !Vars.declaredInLoop(V) &&
+         defaultConstructed(V);
 }
 
 bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {

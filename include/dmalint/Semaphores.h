@@ -58,6 +58,9 @@ public:
   /// outside every loop, and device queries (program_id(0), axis_index("x"))
   /// of such arguments, combined by side-effect-free operators.
   bool invariant(const clang::Expr *E, Evaluation Where = Evaluation::Anywhere) const;
+  /// True when \p V is declared in the body of a loop (a new object in each
+  /// iteration).
+  bool declaredInLoop(const clang::VarDecl *V) const { return InLoop.contains(V); }
   const clang::FunctionDecl &function() const { return FD; }
   const ApiIndex &api() const { return Api; }
 
@@ -72,11 +75,21 @@ private:
 /// member of `*this`, wrappers stripped) is: the variable or member itself,
 /// or, for a local variable never written after its initialisation, that
 /// initialiser (Init), which names what the variable copies or refers to.
+/// A local made by default construction (`Semaphore barrier;`, a scoped
+/// scratch semaphore) copies nothing: it is its own root, when declared
+/// outside every loop (in a loop's body it is a new object each iteration),
+/// and has none in a loop.
 struct NameRoot {
   const clang::ValueDecl *Root = nullptr;
   const clang::Expr *Init = nullptr;
 };
 std::optional<NameRoot> nameRoot(const clang::Expr *Inner, const UnwrittenVariables &Vars);
+
+/// True when \p Root is a semaphore or buffer the function of \p Vars makes:
+/// a local of it, default-constructed (`Semaphore barrier;`, `Semaphore
+/// barrier{};`) outside every loop and never written. No other name refers
+/// to it but through that local.
+bool madeHere(const clang::ValueDecl *Root, const UnwrittenVariables &Vars);
 
 /// The semaphore \p E (a semaphore argument of a copy, a wait or a signal)
 /// names: through implicit copies, a `std::optional` wrapping (the general

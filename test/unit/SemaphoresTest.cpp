@@ -134,6 +134,58 @@ TEST(Semaphores, LocalSemaphoreVariablesNameWhatInitialisedThem) {
   EXPECT_EQ(C.First->Root->getName(), "x");
 }
 
+TEST(Semaphores, ADefaultConstructedLocalIsItsOwnRootMadeHere) {
+  for (const char *Made : {"DmaSemaphore x;", "DmaSemaphore x{};", "DmaSemaphore x = DmaSemaphore();"}) {
+    Compared C = compare(std::string(Made) +
+                         "\nmake_async_copy(a, a, x).wait();\nmake_async_copy(a, a, x).wait();");
+    EXPECT_EQ(C.Relation, SemaphoreRelation::Same) << Made;
+    ASSERT_TRUE(C.First) << Made;
+    EXPECT_EQ(C.First->Root->getName(), "x") << Made;
+    const auto *K = dmalint::test::findOne<FunctionDecl>(*C.AST, functionDecl(hasName("k")));
+    dmalint::UnwrittenVariables Vars(*K, builtinApi());
+    EXPECT_TRUE(dmalint::madeHere(C.First->Root, Vars)) << Made;
+  }
+  // A copy of another semaphore, or a parameter, is not made here.
+  Compared C = compare("DmaSemaphore x = one; x = s[0];\n"
+                       "make_async_copy(a, a, x).wait();\nmake_async_copy(a, a, one).wait();");
+  ASSERT_TRUE(C.First && C.Second);
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*C.AST, functionDecl(hasName("k")));
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  EXPECT_FALSE(dmalint::madeHere(C.First->Root, Vars));
+  EXPECT_FALSE(dmalint::madeHere(C.Second->Root, Vars));
+}
+
+TEST(Semaphores, OneMadeInALoopsBodyHasNoName) {
+  auto AST = dmalint::test::parseKernel(
+      "void k(Ref<float> a, int n) {\n"
+      "  for (int i = 0; i < n; ++i) { DmaSemaphore x; make_async_copy(a, a, x).wait(); }\n"
+      "}");
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  const auto *Copy = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("make_async_copy")))));
+  ASSERT_TRUE(K && Copy);
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  EXPECT_FALSE(dmalint::semaphoreName(dmalint::copySemaphores(Copy, builtinApi()).Receive, Vars));
+}
+
+TEST(Semaphores, AVariableReadBareInABracedListIsUnwritten) {
+  // The walk sees the list as written, where `y` has no load of its own.
+  auto AST = dmalint::test::parseKernel("void k(int p) {\n"
+                                        "  int x = axis_index(\"x\"), y = p;\n"
+                                        "  DeviceId id{x, y};\n"
+                                        "  int z = 0; int *w = &z;\n"
+                                        "}");
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  ASSERT_TRUE(K);
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  auto Var = [&](const char *Name) {
+    return dmalint::test::findOne<VarDecl>(*AST, varDecl(hasName(Name)));
+  };
+  EXPECT_TRUE(Vars.unwritten(Var("x")));
+  EXPECT_TRUE(Vars.unwritten(Var("y")));
+  EXPECT_FALSE(Vars.unwritten(Var("z"))); // Its address is taken.
+}
+
 TEST(Semaphores, CopySemaphoresFollowTheModelsPositions) {
   auto AST = dmalint::test::parseKernel(
       "void k(Ref<float> a, DmaSemaphore r, DmaSemaphore snd, int p) {\n"

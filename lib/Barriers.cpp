@@ -619,19 +619,28 @@ Value Evaluator::wrap(const Expr *CondExpr, const Frame &F, unsigned Depth,
 
 Value Evaluator::writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Frame &F,
                               unsigned Depth) {
-  if (!V->getInit() || V->isStaticLocal())
+  if (V->isStaticLocal())
     return {};
-  // Its declaration is a statement of a block; every write is a later
-  // statement of that block, before the statement that holds Use.
-  const Stmt *Decl = nullptr;
-  for (const Stmt *S = PM.getParent(V->getInit()); S; S = PM.getParent(S))
-    if (isa<DeclStmt>(S)) {
-      Decl = S;
-      break;
-    }
-  const auto *Block = Decl ? dyn_cast_or_null<CompoundStmt>(PM.getParent(Decl)) : nullptr;
-  if (!Block || !cast<DeclStmt>(Decl)->isSingleDecl())
+  // Its declaration is a statement of a block around Use; every write is a
+  // later statement of that block, before the statement that holds Use.
+  const DeclStmt *Declaration = nullptr;
+  const CompoundStmt *Block = nullptr;
+  for (const Stmt *S = PM.getParent(Use); S && !Declaration; S = PM.getParent(S))
+    if (const auto *Around = dyn_cast<CompoundStmt>(S))
+      for (const Stmt *Child : Around->body())
+        if (const auto *DS = dyn_cast<DeclStmt>(Child); DS && llvm::is_contained(DS->decls(), V)) {
+          Declaration = DS;
+          Block = Around;
+          break;
+        }
+  if (!Declaration)
     return {};
+  // `int left, right;` declares more than one: none of their initialisers
+  // may write V.
+  for (const Decl *D : Declaration->decls())
+    if (const auto *Other = dyn_cast<VarDecl>(D); Other && Other->getInit() &&
+                                                  writtenIn(V, Other->getInit(), PM))
+      return {};
   const Stmt *UseStatement = Use;
   while (UseStatement && PM.getParent(UseStatement) != Block)
     UseStatement = PM.getParent(UseStatement);
@@ -641,7 +650,7 @@ Value Evaluator::writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Fr
   llvm::SmallVector<const Stmt *, 4> Writes;
   bool After = false, Done = false;
   for (const Stmt *S : Block->body()) {
-    if (S == Decl) {
+    if (S == Declaration) {
       After = true;
       continue;
     }
@@ -653,9 +662,9 @@ Value Evaluator::writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Fr
       return {};
     Writes.push_back(S);
   }
-  if (writtenIn(V, V->getInit(), PM))
-    return {};
-  Value Current = eval(V->getInit(), F, Depth + 1);
+  // Without an initialiser (`int left;`), the first write must give it a
+  // value whatever it held: `if (c) left = a; else left = b;`.
+  Value Current = V->getInit() ? eval(V->getInit(), F, Depth + 1) : Value();
   for (const Stmt *S : Writes) {
     Current = applyWrite(S, V, Current, F, Depth + 1);
     if (!Current.known())
@@ -669,21 +678,25 @@ Value Evaluator::applyWrite(const Stmt *S, const VarDecl *V, const Value &Old, c
   Frame Inner = F;
   Inner.Bindings[V] = Old;
   if (const auto *If = dyn_cast<IfStmt>(S)) {
-    if (If->getElse() || If->getInit() || If->getConditionVariable() || If->isConstexpr())
+    if (If->getInit() || If->getConditionVariable() || If->isConstexpr())
       return {};
-    const Stmt *Then = If->getThen();
-    if (const auto *Block = dyn_cast<CompoundStmt>(Then)) {
-      if (Block->size() != 1)
+    // Each arm one write of V (a block of one statement), or no else.
+    auto Arm = [&](const Stmt *Branch) -> Value {
+      if (const auto *Block = dyn_cast<CompoundStmt>(Branch)) {
+        if (Block->size() != 1)
+          return {};
+        Branch = Block->body_front();
+      }
+      if (isa<IfStmt>(Branch))
         return {};
-      Then = Block->body_front();
-    }
-    if (isa<IfStmt>(Then))
-      return {};
-    Value New = applyWrite(Then, V, Old, F, Depth + 1);
+      return applyWrite(Branch, V, Old, F, Depth + 1);
+    };
+    Value New = Arm(If->getThen());
+    Value Otherwise = If->getElse() ? Arm(If->getElse()) : Old;
     Value Cond = eval(If->getCond(), Inner, Depth + 1);
     if (std::optional<int64_t> C = Cond.constant())
-      return *C ? New : Old;
-    return wrap(If->getCond(), Inner, Depth + 1, New, Old, If);
+      return *C ? New : Otherwise;
+    return wrap(If->getCond(), Inner, Depth + 1, New, Otherwise, If);
   }
   const auto *E = dyn_cast<Expr>(S);
   if (!E)

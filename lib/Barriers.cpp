@@ -625,14 +625,20 @@ Value Evaluator::writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Fr
   // later statement of that block, before the statement that holds Use.
   const DeclStmt *Declaration = nullptr;
   const CompoundStmt *Block = nullptr;
-  for (const Stmt *S = PM.getParent(Use); S && !Declaration; S = PM.getParent(S))
-    if (const auto *Around = dyn_cast<CompoundStmt>(S))
-      for (const Stmt *Child : Around->body())
-        if (const auto *DS = dyn_cast<DeclStmt>(Child); DS && llvm::is_contained(DS->decls(), V)) {
-          Declaration = DS;
-          Block = Around;
-          break;
-        }
+  const Stmt *UseStatement = Use; // The statement of Block that holds Use.
+  for (const Stmt *S = PM.getParent(Use); S; UseStatement = S, S = PM.getParent(S)) {
+    const auto *Around = dyn_cast<CompoundStmt>(S);
+    if (!Around)
+      continue;
+    for (const Stmt *Child : Around->body())
+      if (const auto *DS = dyn_cast<DeclStmt>(Child); DS && llvm::is_contained(DS->decls(), V)) {
+        Declaration = DS;
+        Block = Around;
+        break;
+      }
+    if (Declaration)
+      break;
+  }
   if (!Declaration)
     return {};
   // `int left, right;` declares more than one: none of their initialisers
@@ -641,11 +647,6 @@ Value Evaluator::writtenLocal(const VarDecl *V, const DeclRefExpr *Use, const Fr
     if (const auto *Other = dyn_cast<VarDecl>(D); Other && Other->getInit() &&
                                                   writtenIn(V, Other->getInit(), PM))
       return {};
-  const Stmt *UseStatement = Use;
-  while (UseStatement && PM.getParent(UseStatement) != Block)
-    UseStatement = PM.getParent(UseStatement);
-  if (!UseStatement)
-    return {};
   // The writes, in order; any write elsewhere leaves the value unknown.
   llvm::SmallVector<const Stmt *, 4> Writes;
   bool After = false, Done = false;

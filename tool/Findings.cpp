@@ -198,7 +198,6 @@ std::vector<Finding> resolveFindings(std::vector<TranslationUnitResult> Results,
   return Findings;
 }
 
-
 void hashLines(std::vector<Finding> &Findings, SourceCache &Sources) {
   // Per file, once, up to the last line a finding is at.
   auto Hashed = [](const Finding &F) {

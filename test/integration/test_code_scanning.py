@@ -122,6 +122,13 @@ class CodeScanning(unittest.TestCase):
                 jsonschema.Draft4Validator(json.load(f)).validate(log)
         return log["runs"][0]
 
+    def assert_line_hash(self, result):
+        """result carries the line hash the upload action computes for its line."""
+        location = result["locations"][0]["physicalLocation"]
+        with open(os.path.join(self.repo, location["artifactLocation"]["uri"])) as f:
+            expected = line_hashes(f.read())[location["region"]["startLine"] - 1]
+        self.assertEqual(result["partialFingerprints"]["primaryLocationLineHash"], expected)
+
     def test_line_hash_vectors_of_the_action(self):
         # The Python above against the action's own published vectors
         # (src/fingerprints.test.ts), so that it can judge dmalint's.
@@ -136,10 +143,7 @@ class CodeScanning(unittest.TestCase):
         run = self.sarif()
         self.assertEqual(len(run["results"]), 2)
         for result in run["results"]:
-            location = result["locations"][0]["physicalLocation"]
-            with open(os.path.join(self.repo, location["artifactLocation"]["uri"])) as f:
-                expected = line_hashes(f.read())[location["region"]["startLine"] - 1]
-            self.assertEqual(result["partialFingerprints"]["primaryLocationLineHash"], expected)
+            self.assert_line_hash(result)
             self.assertRegex(result["partialFingerprints"]["dmalint/v2"], r"^[0-9a-f]{32}:1$")
 
     def test_the_log_beside_text_output_has_the_line_hashes_too(self):
@@ -155,10 +159,7 @@ class CodeScanning(unittest.TestCase):
             results = json.load(f)["runs"][0]["results"]
         self.assertEqual(len(results), 2)
         for result in results:
-            location = result["locations"][0]["physicalLocation"]
-            with open(os.path.join(self.repo, location["artifactLocation"]["uri"])) as f:
-                expected = line_hashes(f.read())[location["region"]["startLine"] - 1]
-            self.assertEqual(result["partialFingerprints"]["primaryLocationLineHash"], expected)
+            self.assert_line_hash(result)
 
     def test_regions_relative_uris_and_automation_details(self):
         run = self.sarif()

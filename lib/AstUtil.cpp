@@ -3,6 +3,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/Version.h"
 #include "clang/Lex/Lexer.h"
@@ -156,6 +157,18 @@ std::optional<bool> dependentByText(const Stmt &S, ASTContext &Ctx) {
 }
 
 } // namespace
+
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
+    return F->getBody();
+  if (const auto *W = dyn_cast_or_null<WhileStmt>(Loop))
+    return W->getBody();
+  if (const auto *D = dyn_cast_or_null<DoStmt>(Loop))
+    return D->getBody();
+  if (const auto *R = dyn_cast_or_null<CXXForRangeStmt>(Loop))
+    return R->getBody();
+  return nullptr;
+}
 
 bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
   if (std::optional<bool> Answer = dependentByText(S, Ctx))

@@ -475,6 +475,34 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     return false;
   };
 
+  // Whether the copy \p Id that \p Use (its start or wait, or its started
+  // factory) acts on was made in the iteration of \p Loop that reaches
+  // \p Use (the function's run when null): \p Use is the call that makes
+  // it, or is called on it as made (`make_async_copy(...).start()`) or on a
+  // local of the loop's body it initialises, which is never assigned. A
+  // copy kept from an earlier iteration was made with that iteration's
+  // values.
+  auto MadeInIteration = [&](OriginId Id, const Expr *Use, const Stmt *Loop) {
+    const OriginInfo &O = A.origin(Id);
+    if (O.HelperCall)
+      return A.ProtocolCalls[O.HelperCall - 1].Call == Use;
+    if (!O.Site)
+      return false;
+    const Expr *Made = stripWrappers(O.Site);
+    if (stripWrappers(Use) == Made)
+      return true;
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(Use);
+    const Expr *Object = MC ? stripWrappers(MC->getImplicitObjectArgument()) : nullptr;
+    if (Object == Made)
+      return true;
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Object);
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || V->getType()->isReferenceType() ||
+        !V->getInit() || stripWrappers(V->getInit()) != Made || !Vars.keepsObject(V))
+      return false;
+    return !Loop || contains(loopBody(Loop), Made, Parents());
+  };
+
   // The waits that may race: the function's own receive waits of local
   // copies it can name, and the exact waits of the helpers it calls.
   std::vector<WaitSite> Sites;
@@ -520,13 +548,16 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       if (!DC || DC->Placeholder || !ownRoot(DC->Semaphore.Root, FD) ||
           !Roots().onlyInCopies(DC->Semaphore.Root))
         continue;
-      bool Races = llvm::all_of(Waited, [&](const LocalCopy &C) {
-        return compareSemaphores(DC->Semaphore, C.Semaphore, Vars, Ctx,
-                                 Evaluation::SameIteration) == SemaphoreRelation::Same &&
-               compareBuffers(DC->Target, C.Target, Vars, Ctx, Evaluation::SameIteration) ==
-                   BufferRelation::Disjoint;
-      });
-      if (!Races)
+      auto RacesUnder = [&](const UnwrittenVariables &Values) {
+        return llvm::all_of(Waited, [&](const LocalCopy &C) {
+          return compareSemaphores(DC->Semaphore, C.Semaphore, Values, Ctx,
+                                   Evaluation::SameIteration) == SemaphoreRelation::Same &&
+                 compareBuffers(DC->Target, C.Target, Values, Ctx,
+                                Evaluation::SameIteration) == BufferRelation::Disjoint;
+        });
+      };
+      bool Races = RacesUnder(Vars);
+      if (!Races && !Vars.mayBeSteady())
         continue;
       for (const Expr *Start : StartsOf(D)) {
         // Started earlier in the iteration of the innermost loop around both
@@ -534,6 +565,16 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         if (!Before(Start, W.At))
           continue;
         const Stmt *Loop = commonLoop(Start, W.At, Parents());
+        // Names of variables the loop assigns (the slot carried to the next
+        // iteration, the loop counter) compare as the values they hold in
+        // this iteration up to the wait, for copies made in it.
+        if (!Races && !(MadeInIteration(D, Start, Loop) &&
+                        (W.Call || llvm::all_of(W.Use->Values.values(),
+                                                [&](const Value &V) {
+                                                  return MadeInIteration(V.Origin, W.At, Loop);
+                                                })) &&
+                        RacesUnder(Vars.steadyUntil(Loop, W.At, Parents(), SM))))
+          continue;
         Placement AtStart = placementOf(Start, Loop, Parents());
         if (AtStart.InLambda || exclusive(AtStart, placementOf(W.At, Loop, Parents()), Ctx) ||
             Covered(D, *DC, Start, Loop, W))

@@ -18,6 +18,12 @@ namespace {
 class WriteFinder : public RecursiveASTVisitor<WriteFinder> {
 public:
   llvm::DenseSet<const VarDecl *> Written, InLoop;
+  /// Variables written other than by calling a non-const member function.
+  llvm::DenseSet<const VarDecl *> Rebound;
+  /// Variables written only by plain assignments and increments outside
+  /// lambdas, and those writes.
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>> Assigned;
+  bool HasGoto = false;
 
   bool TraverseStmt(Stmt *S) {
     if (!S)
@@ -27,6 +33,24 @@ public:
     bool Result = RecursiveASTVisitor::TraverseStmt(S);
     LoopDepth -= Loop;
     return Result;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    ++LambdaDepth;
+    bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    --LambdaDepth;
+    return Result;
+  }
+  bool VisitGotoStmt(GotoStmt *) { return HasGoto = true; }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return HasGoto = true; }
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->isAssignmentOp())
+      markAssigned(BO->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *UO) {
+    if (UO->isIncrementDecrementOp())
+      markAssigned(UO->getSubExpr());
+    return true;
   }
   bool VisitVarDecl(VarDecl *V) {
     if (LoopDepth > 0)
@@ -54,6 +78,9 @@ public:
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
     if (const CXXMethodDecl *MD = MC->getMethodDecl(); MD && MD->isConst())
       markRead(MC->getImplicitObjectArgument());
+    else if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(
+                 MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+      MemberCalled.insert(DRE);
     return true;
   }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
@@ -72,18 +99,37 @@ public:
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
       Mentions.push_back({DRE, V});
+      if (LambdaDepth > 0)
+        InLambda.insert(DRE);
+    }
     return true;
   }
 
   void finish() {
-    for (auto &[DRE, V] : Mentions)
-      if (!Reads.contains(DRE))
-        Written.insert(V);
+    llvm::DenseSet<const VarDecl *> Escaped;
+    for (auto &[DRE, V] : Mentions) {
+      if (Reads.contains(DRE))
+        continue;
+      Written.insert(V);
+      if (!MemberCalled.contains(DRE))
+        Rebound.insert(V);
+      if (PlainWrites.contains(DRE) && !InLambda.contains(DRE))
+        Assigned[V].push_back(DRE);
+      else
+        Escaped.insert(V);
+    }
+    for (const VarDecl *V : Escaped)
+      Assigned.erase(V);
   }
 
 private:
+  void markAssigned(const Expr *E) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens()))
+      PlainWrites.insert(DRE);
+  }
+
   void markLoadsRead(const InitListExpr *Semantic) {
     for (const Expr *Init : Semantic->inits()) {
       if (const auto *Nested = dyn_cast_or_null<InitListExpr>(Init)) {
@@ -110,8 +156,8 @@ private:
       Reads.insert(DRE);
   }
 
-  unsigned LoopDepth = 0;
-  llvm::DenseSet<const DeclRefExpr *> Reads;
+  unsigned LoopDepth = 0, LambdaDepth = 0;
+  llvm::DenseSet<const DeclRefExpr *> Reads, PlainWrites, InLambda, MemberCalled;
   std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> Mentions;
 };
 
@@ -304,6 +350,28 @@ const Expr *expandLocal(const Expr *E, const UnwrittenVariables &Vars, Evaluatio
 
 } // namespace
 
+/// `(e + c) % m` against `(e + d) % m` (either offset may be 0): remainders
+/// of one modulus: the same when c == d, different when c - d is not a
+/// multiple of m. (C++'s
+/// remainder takes the dividend's sign: equal remainders of x and y mean
+/// x - y is a multiple of m, whatever their signs, but remainders of values
+/// a multiple of m apart need not be equal, so that is all this says.)
+static IndexRelation compareRemainders(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  const auto *RA = dyn_cast<BinaryOperator>(bareArgument(A));
+  const auto *RB = dyn_cast<BinaryOperator>(bareArgument(B));
+  if (!RA || !RB || RA->getOpcode() != BO_Rem || RB->getOpcode() != BO_Rem)
+    return IndexRelation::Unknown;
+  std::optional<int64_t> MA = constantInt(RA->getRHS(), Ctx), MB = constantInt(RB->getRHS(), Ctx);
+  if (!MA || !MB || *MA != *MB || *MA <= 1 || *MA > INT32_MAX)
+    return IndexRelation::Unknown;
+  std::optional<Affine> FA = affine(RA->getLHS(), Ctx), FB = affine(RB->getLHS(), Ctx);
+  if (!FA || !FB || !FA->Base || !FB->Base || !sameExpression(FA->Base, FB->Base, Ctx))
+    return IndexRelation::Unknown;
+  if (FA->Offset == FB->Offset)
+    return IndexRelation::Same;
+  return (FA->Offset - FB->Offset) % *MA != 0 ? IndexRelation::Different : IndexRelation::Unknown;
+}
+
 static IndexRelation compareIndicesAsWritten(const Expr *A, const Expr *B,
                                              const UnwrittenVariables &Vars,
                                              const ASTContext &Ctx, Evaluation Where) {
@@ -320,7 +388,7 @@ static IndexRelation compareIndicesAsWritten(const Expr *A, const Expr *B,
     return IndexRelation::Same;
   if (isOtherSlot(A, B, Ctx) || isOtherSlot(B, A, Ctx))
     return IndexRelation::Different;
-  return IndexRelation::Unknown;
+  return compareRemainders(A, B, Ctx);
 }
 
 IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariables &Vars,
@@ -376,6 +444,57 @@ UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &A
   Finder.finish();
   Written = std::move(Finder.Written);
   InLoop = std::move(Finder.InLoop);
+  HasGoto = Finder.HasGoto;
+  Rebound = std::move(Finder.Rebound);
+  for (auto &[V, Writes] : Finder.Assigned)
+    if (V->getDeclContext() == &FD && !V->isStaticLocal() &&
+        V->getType()->isIntegralOrEnumerationType() && !V->getType().isVolatileQualified())
+      Assigned[V] = std::move(Writes);
+}
+
+UnwrittenVariables UnwrittenVariables::steadyUntil(const Stmt *Loop, const Stmt *Until,
+                                                   const ParentMap &PM,
+                                                   const SourceManager &SM) const {
+  UnwrittenVariables Out = *this;
+  const Stmt *Body = Loop ? loopBody(Loop) : FD.getBody();
+  if (!mayBeSteady() || !Body || !Until)
+    return Out;
+  // The statement of the body that holds Until.
+  const Stmt *Last = Until;
+  while (Last && Last != Body && PM.getParent(Last) != Body)
+    Last = PM.getParent(Last);
+  if (!Last)
+    return Out;
+  const auto *Block = dyn_cast<CompoundStmt>(Body);
+  // Whether no run of one iteration reaches the write \p W before Last ends.
+  auto After = [&](const Expr *W) {
+    const Stmt *Child = W;
+    for (const Stmt *Parent = PM.getParent(W); Parent;
+         Child = Parent, Parent = PM.getParent(Parent)) {
+      if (Parent == Body)
+        return Block && Child != Last &&
+               SM.isBeforeInTranslationUnit(Last->getEndLoc(), Child->getBeginLoc());
+      if (Parent == Loop)
+        return true; // Its header: before or after the body, not in it.
+    }
+    return Loop != nullptr; // Outside the loop.
+  };
+  for (const auto &[V, Writes] : Assigned)
+    if (llvm::all_of(Writes, After))
+      Out.Steady.insert(V);
+  Out.WindowBegin = Body->getBeginLoc();
+  Out.WindowEnd = Last->getEndLoc();
+  Out.SM = &SM;
+  return Out;
+}
+
+bool UnwrittenVariables::steadyAt(const DeclRefExpr *DRE) const {
+  const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+  if (!SM || !V || !Steady.contains(V))
+    return false;
+  SourceLocation At = SM->getExpansionLoc(DRE->getBeginLoc());
+  return !SM->isBeforeInTranslationUnit(At, SM->getExpansionLoc(WindowBegin)) &&
+         !SM->isBeforeInTranslationUnit(SM->getExpansionLoc(WindowEnd), At);
 }
 
 bool UnwrittenVariables::unwritten(const VarDecl *V) const {
@@ -398,8 +517,11 @@ bool UnwrittenVariables::invariant(const Expr *E, Evaluation Where) const {
       return false;
     if (V->getType().isConstQualified() && V->hasGlobalStorage() && V->getInit())
       return true;
-    return unwritten(V) && (Where == Evaluation::SameIteration || !InLoop.contains(V)) &&
-           !V->getType()->isReferenceType();
+    if (V->getType()->isReferenceType())
+      return false;
+    if (Where == Evaluation::SameIteration && steadyAt(DRE))
+      return true;
+    return unwritten(V) && (Where == Evaluation::SameIteration || !InLoop.contains(V));
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
     switch (UO->getOpcode()) {

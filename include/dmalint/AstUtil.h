@@ -29,6 +29,10 @@ const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
 /// casts: the expression written at the call, or the default argument's.
 const clang::Expr *bareArgument(const clang::Expr *E);
 
+/// The body of the loop \p Loop (a for, range-for, while or do statement);
+/// null for any other statement.
+const clang::Stmt *loopBody(const clang::Stmt *Loop);
+
 /// True when \p S sits in a template pattern (code that is never run as
 /// written; only its instantiations are analysed).
 bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);

@@ -16,6 +16,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
@@ -58,17 +60,52 @@ public:
   /// outside every loop, and device queries (program_id(0), axis_index("x"))
   /// of such arguments, combined by side-effect-free operators.
   bool invariant(const clang::Expr *E, Evaluation Where = Evaluation::Anywhere) const;
+  /// True when \p V (a parameter or a local of the function) is never
+  /// assigned, bound to a non-const reference or taken the address of: only
+  /// member functions are called on it, which keep a descriptor the same copy.
+  bool keepsObject(const clang::VarDecl *V) const {
+    return V && V->getDeclContext() == &FD && !Rebound.contains(V);
+  }
   /// True when \p V is declared in the body of a loop (a new object in each
   /// iteration).
   bool declaredInLoop(const clang::VarDecl *V) const { return InLoop.contains(V); }
   const clang::FunctionDecl &function() const { return FD; }
   const ApiIndex &api() const { return Api; }
 
+  /// These variables, and, for expressions written in one iteration of
+  /// \p Loop (the function's run when null) up to the end of the statement
+  /// of its body that holds \p Until, also the integer variables that keep
+  /// their value there: every write of one is a plain assignment or
+  /// increment of the function's own code (not a lambda's, not through a
+  /// pointer or reference) that no run of the iteration reaches before
+  /// \p Until ends: in a later statement of the body, in the loop's
+  /// increment, or outside the loop (`slot = next;` at the end of a
+  /// double-buffer loop, the counter of a `for`). invariant(E,
+  /// Evaluation::SameIteration) then holds for them where E is written in
+  /// that part of the body, not elsewhere (an initialiser before the loop
+  /// saw another value). A function with a goto has none.
+  UnwrittenVariables steadyUntil(const clang::Stmt *Loop, const clang::Stmt *Until,
+                                 const clang::ParentMap &PM,
+                                 const clang::SourceManager &SM) const;
+  /// True when steadyUntil may find such variables (the function assigns one).
+  bool mayBeSteady() const { return !HasGoto && !Assigned.empty(); }
+
 private:
+  bool steadyAt(const clang::DeclRefExpr *DRE) const;
+
   const clang::FunctionDecl &FD;
   const ApiIndex &Api;
   llvm::DenseSet<const clang::VarDecl *> Written;
   llvm::DenseSet<const clang::VarDecl *> InLoop; ///< Declared in the body of a loop.
+  llvm::DenseSet<const clang::VarDecl *> Rebound; ///< See keepsObject.
+  /// The integer variables whose every write is a plain assignment or
+  /// increment of the function's own code, and those writes.
+  llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::Expr *, 2>> Assigned;
+  bool HasGoto = false;
+  /// Set by steadyUntil: the variables steady in its window, and the window.
+  llvm::DenseSet<const clang::VarDecl *> Steady;
+  clang::SourceLocation WindowBegin, WindowEnd;
+  const clang::SourceManager *SM = nullptr;
 };
 
 /// What the root of a semaphore or buffer name \p Inner (a DeclRefExpr or a

@@ -1,6 +1,7 @@
 //===- SemaphoresTest.cpp - Semaphore names and how two relate ------------===//
 #include "TestAst.h"
 #include "dmalint/Semaphores.h"
+#include "clang/AST/ParentMap.h"
 
 using dmalint::test::builtinApi;
 
@@ -17,7 +18,10 @@ struct Compared {
   std::optional<dmalint::SemaphoreName> First, Second;
   SemaphoreRelation Relation = SemaphoreRelation::Unknown;
 };
-Compared compare(const std::string &Body) {
+/// With \p InIteration, compared as evaluated in one iteration of the
+/// function's first loop (its run, when it has none) up to the second copy:
+/// UnwrittenVariables::steadyUntil.
+Compared compare(const std::string &Body, bool InIteration = false) {
   Compared C;
   C.AST = dmalint::test::parseKernel(
       "void k(Ref<float> a, SemaphoreArray<DmaSemaphore> s, SemaphoreArray<DmaSemaphore> t, "
@@ -39,9 +43,34 @@ Compared compare(const std::string &Body) {
   C.First = dmalint::semaphoreName(dmalint::copySemaphores(Calls[0], builtinApi()).Receive, Vars);
   C.Second = dmalint::semaphoreName(dmalint::copySemaphores(Calls[1], builtinApi()).Receive, Vars);
   EXPECT_TRUE(C.First && C.Second);
-  if (C.First && C.Second)
+  if (!C.First || !C.Second)
+    return C;
+  if (!InIteration) {
     C.Relation = dmalint::compareSemaphores(*C.First, *C.Second, Vars, Ctx);
+    return C;
+  }
+  auto Loops = match(
+      stmt(anyOf(forStmt(), whileStmt(), doStmt()), hasAncestor(functionDecl(hasName("k"))))
+          .bind("l"),
+      Ctx);
+  const Stmt *Loop = Loops.empty() ? nullptr : Loops.front().getNodeAs<Stmt>("l");
+  ParentMap PM(K->getBody());
+  C.Relation = dmalint::compareSemaphores(
+      *C.First, *C.Second, Vars.steadyUntil(Loop, Calls[1], PM, Ctx.getSourceManager()), Ctx,
+      dmalint::Evaluation::SameIteration);
   return C;
+}
+
+/// How the semaphores of a copy started and a copy waited after it relate
+/// in one iteration of the loop \p Head `{ Start; Wait; End }` (after \p Before).
+SemaphoreRelation inIteration(const std::string &Before, const std::string &Head,
+                              const std::string &Start, const std::string &Wait,
+                              const std::string &End = "") {
+  return compare(Before + "\n" + Head + " {\n  make_async_copy(a, a, " + Start +
+                     ").start();\n  make_async_copy(a, a, " + Wait + ").wait();\n  " + End +
+                     "\n}",
+                 /*InIteration=*/true)
+      .Relation;
 }
 
 SemaphoreRelation relation(const std::string &A, const std::string &B) {
@@ -92,6 +121,79 @@ TEST(Semaphores, UnrelatedOrChangingIndicesAreUnknown) {
   // A parameter the function writes.
   EXPECT_EQ(compare("make_async_copy(a, a, s[slot]).wait();\nslot += 1;\n"
                     "make_async_copy(a, a, s[1 - slot]).wait();")
+                .Relation,
+            SemaphoreRelation::Unknown);
+}
+
+TEST(Semaphores, RemaindersOfOneModulus) {
+  EXPECT_EQ(relation("s[slot % 2]", "s[(slot + 1) % 2]"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(relation("s[(slot + 1) % 3]", "s[(slot + 2) % 3]"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(relation("s[(slot + 1) % 2]", "s[(1 + slot) % 2]"), SemaphoreRelation::Same);
+  // A multiple of the modulus apart: equal for values of one sign only.
+  EXPECT_EQ(relation("s[slot % 2]", "s[(slot + 2) % 2]"), SemaphoreRelation::Unknown);
+  EXPECT_EQ(relation("s[slot % 2]", "s[(slot + 1) % 3]"), SemaphoreRelation::Unknown);
+  EXPECT_EQ(relation("s[slot % 2]", "s[(n + 1) % 2]"), SemaphoreRelation::Unknown);
+}
+
+TEST(Semaphores, VariablesALoopAssignsAfterTheWaitKeepTheirValueUpToIt) {
+  const std::string For = "for (int i = 0; i < n; ++i)";
+  // The counter, incremented after the body; a slot carried to the next
+  // iteration at the body's end, or in the loop's header.
+  EXPECT_EQ(inIteration("", For, "s[(i + 1) % 2]", "s[i % 2]"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(inIteration("", For, "s[i + 1]", "s[i]"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(inIteration("", For, "s[i]", "s[i]"), SemaphoreRelation::Same);
+  EXPECT_EQ(inIteration("int c = 0;", For, "s[1 - c]", "s[c]", "c = 1 - c;"),
+            SemaphoreRelation::Disjoint);
+  EXPECT_EQ(inIteration("", "for (int c = 0; c < n; c = 1 - c)", "s[1 - c]", "s[c]"),
+            SemaphoreRelation::Disjoint);
+  EXPECT_EQ(inIteration("int c;", "while ((c = n) > 0)", "s[1 - c]", "s[c]", "--n;"),
+            SemaphoreRelation::Disjoint);
+  EXPECT_EQ(inIteration("", "for (int i = 0; i < n; ++i)", "s[1 - slot]", "s[slot]", "slot ^= 1;"),
+            SemaphoreRelation::Disjoint);
+  // Through a local of the iteration that stands for its initialiser.
+  EXPECT_EQ(compare("int c = 0;\nfor (int i = 0; i < n; ++i) {\n  const int o = 1 - c;\n"
+                    "  make_async_copy(a, a, s[o]).start();\n"
+                    "  make_async_copy(a, a, s[c]).wait();\n  c = o;\n}",
+                    /*InIteration=*/true)
+                .Relation,
+            SemaphoreRelation::Disjoint);
+  // Not when the assignment is in the statement that holds the wait.
+  EXPECT_EQ(compare("int c = 0;\nfor (int i = 0; i < n; ++i) {\n"
+                    "  make_async_copy(a, a, s[1 - c]).start();\n"
+                    "  { make_async_copy(a, a, s[c]).wait(); c = 1 - c; }\n}",
+                    /*InIteration=*/true)
+                .Relation,
+            SemaphoreRelation::Unknown);
+}
+
+TEST(Semaphores, VariablesALoopAssignsBeforeTheWaitAreUnknown) {
+  const std::string For = "for (int i = 0; i < n; ++i)";
+  // Assigned before the start, between the two, in a lambda, through a
+  // pointer; a local initialised before the loop from one.
+  EXPECT_EQ(inIteration("int c = 0;", For + " { c = 1 - c;", "s[1 - c]", "s[c]", "}"),
+            SemaphoreRelation::Unknown);
+  EXPECT_EQ(compare("int c = 0;\nfor (int i = 0; i < n; ++i) {\n"
+                    "  make_async_copy(a, a, s[1 - c]).start();\n  c = 1 - c;\n"
+                    "  make_async_copy(a, a, s[c]).wait();\n}",
+                    /*InIteration=*/true)
+                .Relation,
+            SemaphoreRelation::Unknown);
+  EXPECT_EQ(inIteration("int c = 0; auto flip = [&] { c = 1 - c; };", For, "s[1 - c]", "s[c]",
+                        "flip();"),
+            SemaphoreRelation::Unknown);
+  EXPECT_EQ(inIteration("int c = 0; int *p = &c;", For, "s[1 - c]", "s[c]", "*p = 1 - c;"),
+            SemaphoreRelation::Unknown);
+  EXPECT_EQ(inIteration("int c = 0; const int o = 1 - c;", For, "s[o]", "s[c]", "c = 1 - c;"),
+            SemaphoreRelation::Unknown);
+  // A goto may run the code before the wait again after the assignment.
+  EXPECT_EQ(compare("int c = 0;\nagain:\n  make_async_copy(a, a, s[1 - c]).start();\n"
+                    "  make_async_copy(a, a, s[c]).wait();\n  c = 1 - c;\n  goto again;",
+                    /*InIteration=*/true)
+                .Relation,
+            SemaphoreRelation::Unknown);
+  // Without the iteration's view, an assigned variable is unknown anywhere.
+  EXPECT_EQ(compare("for (int i = 0; i < n; ++i) {\n  make_async_copy(a, a, s[i + 1]).start();\n"
+                    "  make_async_copy(a, a, s[i]).wait();\n}")
                 .Relation,
             SemaphoreRelation::Unknown);
 }

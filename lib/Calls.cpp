@@ -112,6 +112,13 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
   for (auto &[Site, Kind] : SV.Built)
     Result.unionWith(ValueSet::of(Imported ? importedValue(Site, Kind)
                                            : originValue(Call, Kind)));
+  // The one copy a wrapper of the factory returns, named for the protocol
+  // checks.
+  if (!Imported && Path.empty() && SV.Built.size() == 1 && Callee &&
+      !Out.ReturnedCopies.count(Call))
+    if (const FunctionDecl *Definition = summarisedDefinition(Callee))
+      if (const ProtocolSummary *P = Summaries->protocol(*Definition); P && P->Returned)
+        Out.ReturnedCopies.try_emplace(Call, *P->Returned);
   for (auto &[Index, From] : SV.FromParams) {
     if (Index >= Args.size()) {
       Result.unionWith(unknown());

@@ -227,6 +227,32 @@ std::optional<LocalCopy> localCopy(const OriginInfo &O, const ApiIndex &Api,
   return C;
 }
 
+/// The copy \p O when it is the one a helper of the translation unit
+/// returns (FunctionAnalysis::ReturnedCopies), named with the call's
+/// arguments.
+std::optional<LocalCopy> returnedCopy(const FunctionAnalysis &A, const OriginInfo &O,
+                                      const ApiIndex &Api, const UnwrittenVariables &Vars,
+                                      const ASTContext &Ctx) {
+  auto It = O.Site ? A.ReturnedCopies.find(O.Site) : A.ReturnedCopies.end();
+  if (It == A.ReturnedCopies.end() || O.Kind != Remoteness::Local || O.isParameter() ||
+      O.Imported || O.Folded || O.Engaged || !It->second.Target)
+    return std::nullopt;
+  const ReturnedCopy &R = It->second;
+  llvm::SmallVector<const Expr *, 8> Args = callArguments(O.Site);
+  std::optional<SemaphoreName> S = semaphoreAtCall(R.Receive, Args, Vars, Ctx);
+  std::optional<BufferName> T = bufferAtCall(*R.Target, Args, Api, Vars, Ctx);
+  if (!S || !T)
+    return std::nullopt;
+  LocalCopy C{*S, *T};
+  if (R.Source)
+    if (std::optional<BufferName> Src = bufferAtCall(*R.Source, Args, Api, Vars, Ctx))
+      C.Placeholder = compareBuffers(*Src, *T, Vars, Ctx, Evaluation::SameIteration) ==
+                      BufferRelation::Same;
+  C.SemaphoreText = spellAtCall(R.Receive, Args, Ctx);
+  C.TargetText = spellAtCall(*R.Target, Args, Ctx);
+  return C;
+}
+
 bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
 
 bool contains(const Stmt *Outer, const Stmt *S, const ParentMap &PM) {
@@ -400,6 +426,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         It->second = AtCall(PC, H.Receive, H.Target);
     } else if (!O.Covered) {
       It->second = localCopy(O, Api, Vars, Ctx);
+      if (!It->second)
+        It->second = returnedCopy(A, O, Api, Vars, Ctx);
     }
     return It->second;
   };

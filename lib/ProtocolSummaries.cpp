@@ -13,6 +13,7 @@
 #include "dmalint/AstUtil.h"
 #include "dmalint/Protocol.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -455,6 +456,7 @@ public:
       : A(A), FD(FD), Ctx(Ctx), Api(Api), Vars(FD, Api) {}
 
   ProtocolSummary run() {
+    collectReturned();
     followParameters();
     collectWaits();
     collectStarts();
@@ -487,14 +489,23 @@ private:
     P.Followed.assign(FD.getNumParams(), false);
     RootMentions Roots(Api, followedArguments(A));
     Roots.TraverseStmt(FD.getBody());
+    llvm::SmallPtrSet<const Expr *, 4> Stored;
     for (const std::vector<PathValues> *Paths : {&A.Summary.ObjectStores, &A.Summary.Returns})
       for (const PathValues &PV : *Paths)
-        for (const auto &[Site, Kind] : PV.Values.Built)
+        for (const auto &[Site, Kind] : PV.Values.Built) {
           Kept.insert(Site);
+          if (Paths == &A.Summary.ObjectStores)
+            Stored.insert(Site);
+        }
     llvm::SmallPtrSet<const ValueDecl *, 4> Lost;
     for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
       const OriginInfo &O = A.origin(Id);
       if (!builtHere(O) || !leaves(Id))
+        continue;
+      // The copy the summary returns is the caller's, made at its call: the
+      // caller's analysis sees what is done with it.
+      if (ReturnedSite && O.Site == ReturnedSite && !Stored.count(O.Site) &&
+          madeInReturn(O.Site))
         continue;
       CopySemaphores Sems = copySemaphores(O.Site, Api);
       for (const Expr *E : {Sems.Send, Sems.Receive}) {
@@ -649,6 +660,46 @@ private:
     P.Starts.push_back(std::move(H));
   }
 
+  /// The one local copy every return hands back, made here at one
+  /// construction with semaphore and buffers its parameters name.
+  void collectReturned() {
+    const std::vector<PathValues> &Returns = A.Summary.Returns;
+    if (Returns.size() != 1 || !Returns.front().Path.empty())
+      return;
+    const SummaryValues &V = Returns.front().Values;
+    if (V.Unknown || V.FromObject || !V.FromParams.empty() || V.Built.size() != 1 ||
+        V.Built.front().second != Remoteness::Local || !Api.isCopy(*V.Built.front().first))
+      return;
+    const Expr *Site = V.Built.front().first;
+    const Expr *Receive = copySemaphores(Site, Api).Receive;
+    std::optional<SemaphoreName> S = Receive ? semaphoreName(Receive, Vars) : std::nullopt;
+    std::optional<SummarySemaphore> Named = S ? summarySemaphore(*S, Vars, Ctx) : std::nullopt;
+    if (!Named)
+      return;
+    ReturnedCopy R;
+    R.Receive = std::move(*Named);
+    CopyBuffers Buffers = copyBuffers(Site, Api);
+    auto InParameters = [&](const Expr *E) -> std::optional<SummaryBuffer> {
+      std::optional<BufferName> B = E ? bufferName(E, Api, Vars) : std::nullopt;
+      return B ? summaryBuffer(*B, Vars, Ctx) : std::nullopt;
+    };
+    R.Source = InParameters(Buffers.Source);
+    R.Target = InParameters(Buffers.Target);
+    P.Returned = std::move(R);
+    ReturnedSite = Site;
+  }
+
+  /// Whether \p Site is made by a return statement (`return
+  /// make_async_copy(...);`): nothing else in the function can touch it.
+  bool madeInReturn(const Expr *Site) const {
+    ParentMap PM(FD.getBody());
+    const Stmt *Parent = PM.getParent(Site);
+    while (Parent && isa<Expr>(Parent) &&
+           stripWrappers(cast<Expr>(Parent)) == stripWrappers(Site))
+      Parent = PM.getParent(Parent);
+    return Parent && isa<ReturnStmt>(Parent);
+  }
+
   std::optional<Named> namedCopy(const OriginInfo &O) const {
     const Expr *Receive = copySemaphores(O.Site, Api).Receive;
     std::optional<SemaphoreName> S = Receive ? semaphoreName(Receive, Vars) : std::nullopt;
@@ -763,6 +814,7 @@ private:
   UnwrittenVariables Vars;
   ProtocolSummary P;
   llvm::SmallPtrSet<const Expr *, 4> Kept;
+  const Expr *ReturnedSite = nullptr; ///< Of P.Returned.
   std::vector<OwnWait> Waits;
 };
 

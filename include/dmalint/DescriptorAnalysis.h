@@ -253,6 +253,10 @@ struct FunctionAnalysis {
   std::vector<HelperWaitSend> HelperWaitSends;
   std::vector<ConstructionArguments> Constructions; ///< General constructions.
   std::vector<ProtocolCall> ProtocolCalls;
+  /// The calls of helpers that return a local copy made at one construction
+  /// of theirs (ProtocolSummary::Returned): the copy is the origin built at
+  /// the call, and this names its semaphore and buffers.
+  llvm::DenseMap<const clang::Expr *, ReturnedCopy> ReturnedCopies;
   /// The factories that return started copies (async_copy), with the bool
   /// parameter facts on every path to each.
   std::vector<std::pair<const clang::Expr *, ParamFacts>> StartedFactories;

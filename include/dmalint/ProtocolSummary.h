@@ -100,8 +100,18 @@ struct HelperReceiveOnly {
 };
 
 /// What a function does with the semaphores its callers pass it.
+/// The copy a function returns when every return hands back a local copy
+/// made at one construction of it: a wrapper of the factory
+/// (`AsyncCopyDescriptor block(Ref<T> hbm, Ref<T> buf, Sems sems, int slot)`),
+/// its semaphore and buffers in terms of the parameters.
+struct ReturnedCopy {
+  SummarySemaphore Receive;
+  std::optional<SummaryBuffer> Source, Target;
+};
+
 struct ProtocolSummary {
   std::vector<HelperStart> Starts;
+  std::optional<ReturnedCopy> Returned;
   std::vector<HelperWait> Waits;
   std::vector<HelperReceiveOnly> ReceiveOnly;
   /// By parameter: the starts and waits above are all the function does

@@ -124,6 +124,44 @@ TEST(ProtocolSummary, ParametersHandedOnStoredOrCapturedAreNotFollowed) {
   EXPECT_TRUE(S.Summary->followed(6));
 }
 
+TEST(ProtocolSummary, TheCopyAWrapperOfTheFactoryReturns) {
+  // Made in the return statement, on a semaphore and a view its parameters
+  // name: the caller's own copy, and its semaphore parameter is followed.
+  Summarised Wrapper = summarise(
+      "AsyncCopyDescriptor block(Ref<float> hbm, Ref<float> buf,\n"
+      "                          SemaphoreArray<DmaSemaphore> s, int slot) {\n"
+      "  return make_async_copy(hbm, buf.at(slot), s.at(slot));\n}\n",
+      "block");
+  ASSERT_TRUE(Wrapper.Summary && Wrapper.Summary->Returned);
+  const dmalint::ReturnedCopy &R = *Wrapper.Summary->Returned;
+  EXPECT_EQ(R.Receive.Param, 2u);
+  ASSERT_EQ(R.Receive.Indices.size(), 1u);
+  EXPECT_EQ(R.Receive.Indices[0].Param, 3);
+  ASSERT_TRUE(R.Target && R.Source);
+  EXPECT_EQ(R.Target->Param, 1u);
+  ASSERT_EQ(R.Target->Steps.size(), 1u);
+  EXPECT_EQ(R.Target->Steps[0].Start.Param, 3);
+  EXPECT_EQ(R.Source->Param, 0u);
+  EXPECT_TRUE(Wrapper.Summary->followed(2));
+
+  // Kept elsewhere too, one of two, or on a semaphore of its own: none.
+  for (const char *Body :
+       {"AsyncCopyDescriptor c = make_async_copy(a, a, s);\n  remember(c);\n  return c;",
+        "if (b)\n    return make_async_copy(a, a, s);\n  return make_async_copy(a, a.at(0), s);",
+        "remember_sem(s);\n  return make_async_copy(a, a, own);"}) {
+    Summarised S = summarise(std::string("void remember(AsyncCopyDescriptor &c);\n"
+                                         "void remember_sem(DmaSemaphore s);\n"
+                                         "DmaSemaphore own;\n"
+                                         "AsyncCopyDescriptor w(Ref<float> a, DmaSemaphore s, "
+                                         "bool b) {\n  ") +
+                                 Body + "\n}\n",
+                             "w");
+    ASSERT_TRUE(S.Summary) << Body;
+    EXPECT_FALSE(S.Summary->Returned) << Body;
+    EXPECT_FALSE(S.Summary->followed(1)) << Body;
+  }
+}
+
 TEST(ProtocolSummary, NamesAtACall) {
   std::string Code = std::string(StartOrWait) +
                      "void caller(Ref<float> h, Ref<float> buf, SemaphoreArray<DmaSemaphore> "

@@ -33,10 +33,19 @@ void AnalysisCache::reset() {
   Classes.clear();
   ClassesInProgress.clear();
   TypeModels.clear();
+  Variables.clear();
   Callees.reset();
   Ctx = nullptr;
   Api = nullptr;
   Limits = nullptr;
+}
+
+const UnwrittenVariables &AnalysisCache::variables(const clang::FunctionDecl &FD,
+                                                   const ApiIndex &For) {
+  std::unique_ptr<UnwrittenVariables> &Slot = Variables[{&FD, &For}];
+  if (!Slot)
+    Slot = std::make_unique<UnwrittenVariables>(FD, For);
+  return *Slot;
 }
 
 TypeModel &AnalysisCache::types(const ApiIndex &For) {

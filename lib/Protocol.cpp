@@ -5,6 +5,7 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "llvm/ADT/DenseMap.h"
@@ -93,12 +94,12 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
   // A lambda's waits are judged in the function that calls it.
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && MD->getParent()->isLambda())
     return Found;
-  std::optional<UnwrittenVariables> Vars;
+  const UnwrittenVariables *Vars = nullptr;
   std::optional<RootMentions> Roots;
   auto Prepare = [&] {
     if (Vars)
       return;
-    Vars.emplace(FD, Api);
+    Vars = &AnalysisCache::current().variables(FD, Api);
     Roots.emplace(Api, followedArguments(A));
     Roots->TraverseStmt(FD.getBody());
   };
@@ -378,7 +379,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       }))
     return Found;
   const SourceManager &SM = Ctx.getSourceManager();
-  UnwrittenVariables Vars(FD, Api);
+  const UnwrittenVariables &Vars = AnalysisCache::current().variables(FD, Api);
   // Who mentions each root, and the statements' parents: walks of the body
   // that most functions never need (made at the first question).
   std::optional<RootMentions> RootsMade;
@@ -576,17 +577,30 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       if (!DC || DC->Placeholder || !ownRoot(DC->Semaphore.Root, FD) ||
           !Roots().onlyInCopies(DC->Semaphore.Root))
         continue;
+      // Whether D races with every copy W waits: yes, no, or not provably
+      // (an index unknown), when more variables are taken to keep their
+      // values; the answers known stay known then.
+      enum class Verdict { Races, Never, Unknown };
       auto RacesUnder = [&](const UnwrittenVariables &Values) {
-        return llvm::all_of(Waited, [&](const LocalCopy &C) {
-          return compareSemaphores(DC->Semaphore, C.Semaphore, Values, Ctx,
-                                   Evaluation::SameIteration) == SemaphoreRelation::Same &&
-                 compareBuffers(DC->Target, C.Target, Values, Ctx,
-                                Evaluation::SameIteration) == BufferRelation::Disjoint;
-        });
+        Verdict V = Verdict::Races;
+        for (const LocalCopy &C : Waited) {
+          SemaphoreRelation S = compareSemaphores(DC->Semaphore, C.Semaphore, Values, Ctx,
+                                                  Evaluation::SameIteration);
+          if (S == SemaphoreRelation::Disjoint || S == SemaphoreRelation::OtherRoot)
+            return Verdict::Never;
+          BufferRelation B =
+              compareBuffers(DC->Target, C.Target, Values, Ctx, Evaluation::SameIteration);
+          if (B == BufferRelation::Same || B == BufferRelation::OtherRoot)
+            return Verdict::Never;
+          if (S == SemaphoreRelation::Unknown || B != BufferRelation::Disjoint)
+            V = Verdict::Unknown;
+        }
+        return V;
       };
-      bool Races = RacesUnder(Vars);
-      if (!Races && !Vars.mayBeSteady())
+      Verdict Plain = RacesUnder(Vars);
+      if (Plain == Verdict::Never || (Plain == Verdict::Unknown && !Vars.mayBeSteady()))
         continue;
+      bool Races = Plain == Verdict::Races;
       for (const Expr *Start : StartsOf(D)) {
         // Started earlier in the iteration of the innermost loop around both
         // (a prefetch loop before a loop of waits: the function's run).
@@ -601,7 +615,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
                                                 [&](const Value &V) {
                                                   return MadeInIteration(V.Origin, W.At, Loop);
                                                 })) &&
-                        RacesUnder(Vars.steadyUntil(Loop, W.At, Parents(), SM))))
+                        RacesUnder(Vars.steadyUntil(Loop, W.At, Parents(), SM)) ==
+                            Verdict::Races))
           continue;
         Placement AtStart = placementOf(Start, Loop, Parents());
         if (AtStart.InLambda || exclusive(AtStart, placementOf(W.At, Loop, Parents()), Ctx) ||

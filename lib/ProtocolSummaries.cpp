@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
 #include "RootMentions.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/Protocol.h"
@@ -453,7 +454,8 @@ class Summariser {
 public:
   Summariser(const FunctionAnalysis &A, const FunctionDecl &FD, const ASTContext &Ctx,
              const ApiIndex &Api)
-      : A(A), FD(FD), Ctx(Ctx), Api(Api), Vars(FD, Api) {}
+      : A(A), FD(FD), Ctx(Ctx), Api(Api),
+        Vars(AnalysisCache::current().variables(FD, Api)) {}
 
   ProtocolSummary run() {
     collectReturned();
@@ -811,7 +813,7 @@ private:
   const FunctionDecl &FD;
   const ASTContext &Ctx;
   const ApiIndex &Api;
-  UnwrittenVariables Vars;
+  const UnwrittenVariables &Vars;
   ProtocolSummary P;
   llvm::SmallPtrSet<const Expr *, 4> Kept;
   const Expr *ReturnedSite = nullptr; ///< Of P.Returned.

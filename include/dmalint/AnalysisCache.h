@@ -11,6 +11,7 @@
 #define DMALINT_ANALYSISCACHE_H
 
 #include "dmalint/DescriptorAnalysis.h"
+#include "dmalint/Semaphores.h"
 #include "dmalint/TypeModel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -57,6 +58,9 @@ public:
   bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
   /// The shapes of the translation unit's types under \p Api.
   TypeModel &types(const ApiIndex &Api);
+  /// The variables of \p FD that keep their values (UnwrittenVariables):
+  /// one walk of its body however many of the protocol questions ask.
+  const UnwrittenVariables &variables(const clang::FunctionDecl &FD, const ApiIndex &Api);
 
   // SummarySource, for the analysis in progress.
   const FunctionSummary *function(const clang::FunctionDecl &FD) override;
@@ -110,6 +114,9 @@ private:
   std::map<ClassKey, ClassSummary> ClassesInProgress;
 
   std::map<const ApiIndex *, std::unique_ptr<TypeModel>> TypeModels;
+  llvm::DenseMap<std::pair<const clang::FunctionDecl *, const ApiIndex *>,
+                 std::unique_ptr<UnwrittenVariables>>
+      Variables;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
   /// Final answers of reachesApi.
   llvm::DenseMap<const clang::FunctionDecl *, bool> ReachesApi;

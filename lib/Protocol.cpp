@@ -228,6 +228,24 @@ std::optional<LocalCopy> localCopy(const OriginInfo &O, const ApiIndex &Api,
   return C;
 }
 
+/// The copy a summary names by its helper's parameters (\p Sem into
+/// \p Target), named with the arguments \p Args of a call.
+std::optional<LocalCopy> copyAtCall(const SummarySemaphore &Sem,
+                                    const std::optional<SummaryBuffer> &Target,
+                                    llvm::ArrayRef<const Expr *> Args, const ApiIndex &Api,
+                                    const UnwrittenVariables &Vars, const ASTContext &Ctx) {
+  if (!Target)
+    return std::nullopt;
+  std::optional<SemaphoreName> S = semaphoreAtCall(Sem, Args, Vars, Ctx);
+  std::optional<BufferName> T = bufferAtCall(*Target, Args, Api, Vars, Ctx);
+  if (!S || !T)
+    return std::nullopt;
+  LocalCopy C{*S, *T};
+  C.SemaphoreText = spellAtCall(Sem, Args, Ctx);
+  C.TargetText = spellAtCall(*Target, Args, Ctx);
+  return C;
+}
+
 /// The copy \p O when it is the one a helper of the translation unit
 /// returns (FunctionAnalysis::ReturnedCopies), named with the call's
 /// arguments.
@@ -236,21 +254,15 @@ std::optional<LocalCopy> returnedCopy(const FunctionAnalysis &A, const OriginInf
                                       const ASTContext &Ctx) {
   auto It = O.Site ? A.ReturnedCopies.find(O.Site) : A.ReturnedCopies.end();
   if (It == A.ReturnedCopies.end() || O.Kind != Remoteness::Local || O.isParameter() ||
-      O.Imported || O.Folded || O.Engaged || !It->second.Target)
+      O.Imported || O.Folded || O.Engaged)
     return std::nullopt;
   const ReturnedCopy &R = It->second;
   llvm::SmallVector<const Expr *, 8> Args = callArguments(O.Site);
-  std::optional<SemaphoreName> S = semaphoreAtCall(R.Receive, Args, Vars, Ctx);
-  std::optional<BufferName> T = bufferAtCall(*R.Target, Args, Api, Vars, Ctx);
-  if (!S || !T)
-    return std::nullopt;
-  LocalCopy C{*S, *T};
-  if (R.Source)
+  std::optional<LocalCopy> C = copyAtCall(R.Receive, R.Target, Args, Api, Vars, Ctx);
+  if (C && R.Source)
     if (std::optional<BufferName> Src = bufferAtCall(*R.Source, Args, Api, Vars, Ctx))
-      C.Placeholder = compareBuffers(*Src, *T, Vars, Ctx, Evaluation::SameIteration) ==
-                      BufferRelation::Same;
-  C.SemaphoreText = spellAtCall(R.Receive, Args, Ctx);
-  C.TargetText = spellAtCall(*R.Target, Args, Ctx);
+      C->Placeholder = compareBuffers(*Src, C->Target, Vars, Ctx, Evaluation::SameIteration) ==
+                       BufferRelation::Same;
   return C;
 }
 
@@ -402,17 +414,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   // The copy a helper's start or exact wait stands for at a call, when the
   // call makes it on every path (its conditions are decided there).
   auto AtCall = [&](const ProtocolCall &PC, const SummarySemaphore &Sem,
-                    const std::optional<SummaryBuffer> &Target) -> std::optional<LocalCopy> {
-    if (!Target)
-      return std::nullopt;
-    std::optional<SemaphoreName> S = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
-    std::optional<BufferName> T = bufferAtCall(*Target, PC.Args, Api, Vars, Ctx);
-    if (!S || !T)
-      return std::nullopt;
-    LocalCopy C{*S, *T};
-    C.SemaphoreText = spellAtCall(Sem, PC.Args, Ctx);
-    C.TargetText = spellAtCall(*Target, PC.Args, Ctx);
-    return C;
+                    const std::optional<SummaryBuffer> &Target) {
+    return copyAtCall(Sem, Target, PC.Args, Api, Vars, Ctx);
   };
   std::map<OriginId, std::optional<LocalCopy>> Copies;
   auto CopyOf = [&](OriginId Id) -> const std::optional<LocalCopy> & {

@@ -351,11 +351,11 @@ const Expr *expandLocal(const Expr *E, const UnwrittenVariables &Vars, Evaluatio
 } // namespace
 
 /// `(e + c) % m` against `(e + d) % m` (either offset may be 0): remainders
-/// of one modulus: the same when c == d, different when c - d is not a
-/// multiple of m. (C++'s
-/// remainder takes the dividend's sign: equal remainders of x and y mean
-/// x - y is a multiple of m, whatever their signs, but remainders of values
-/// a multiple of m apart need not be equal, so that is all this says.)
+/// of one modulus, the same when c == d and different when c - d is not a
+/// multiple of m. (C++'s remainder takes the dividend's sign: equal
+/// remainders of x and y mean x - y is a multiple of m, whatever their
+/// signs, but remainders of values a multiple of m apart need not be equal,
+/// so that is all this says.)
 static IndexRelation compareRemainders(const Expr *A, const Expr *B, const ASTContext &Ctx) {
   const auto *RA = dyn_cast<BinaryOperator>(bareArgument(A));
   const auto *RB = dyn_cast<BinaryOperator>(bareArgument(B));

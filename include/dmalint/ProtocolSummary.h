@@ -99,7 +99,6 @@ struct HelperReceiveOnly {
   ParamFacts When;
 };
 
-/// What a function does with the semaphores its callers pass it.
 /// The copy a function returns when every return hands back a local copy
 /// made at one construction of it: a wrapper of the factory
 /// (`AsyncCopyDescriptor block(Ref<T> hbm, Ref<T> buf, Sems sems, int slot)`),
@@ -109,6 +108,7 @@ struct ReturnedCopy {
   std::optional<SummaryBuffer> Source, Target;
 };
 
+/// What a function does with the semaphores its callers pass it.
 struct ProtocolSummary {
   std::vector<HelperStart> Starts;
   std::optional<ReturnedCopy> Returned;

@@ -170,6 +170,23 @@ const Stmt *loopBody(const Stmt *Loop) {
   return nullptr;
 }
 
+static void collectReturns(const Stmt *S, llvm::SmallVectorImpl<const ReturnStmt *> &Out) {
+  if (!S || isa<LambdaExpr>(S) || Out.size() > 1)
+    return;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    Out.push_back(R);
+  for (const Stmt *Child : S->children())
+    collectReturns(Child, Out);
+}
+
+const Expr *returnedConstruction(const FunctionDecl &FD) {
+  llvm::SmallVector<const ReturnStmt *, 2> Returns;
+  collectReturns(FD.getBody(), Returns);
+  if (Returns.size() != 1 || !Returns.front()->getRetValue())
+    return nullptr;
+  return stripWrappers(Returns.front()->getRetValue());
+}
+
 bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
   if (std::optional<bool> Answer = dependentByText(S, Ctx))
     return *Answer;

@@ -266,6 +266,40 @@ std::optional<LocalCopy> returnedCopy(const FunctionAnalysis &A, const OriginInf
   return C;
 }
 
+/// The copy \p O when it is the one a lambda of the function returns at the
+/// call O was made by (`auto fetch = [&](int slot) { return
+/// make_async_copy(...); }; fetch(next).start();`): the lambda's one return
+/// statement makes it, and it is named with the call's arguments.
+std::optional<LocalCopy> lambdaCopy(const OriginInfo &O, const ApiIndex &Api,
+                                    const UnwrittenVariables &Vars, const ASTContext &Ctx) {
+  std::optional<LambdaCall> C = O.Site ? lambdaCall(O.Site) : std::nullopt;
+  if (!C || O.Kind != Remoteness::Local || O.isParameter() || O.Imported || O.Folded ||
+      O.Engaged)
+    return std::nullopt;
+  const Expr *Site = returnedConstruction(*C->Lambda->getCallOperator());
+  if (!Site || !Api.isCopy(*Site))
+    return std::nullopt;
+  const Expr *Sem = copySemaphores(Site, Api).Receive;
+  CopyBuffers Buffers = copyBuffers(Site, Api);
+  std::optional<SemaphoreName> InLambdaSem = Sem ? semaphoreName(Sem, Vars) : std::nullopt;
+  std::optional<BufferName> InLambdaTarget =
+      Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt;
+  if (!InLambdaSem || !InLambdaTarget)
+    return std::nullopt;
+  std::optional<SemaphoreName> S = semaphoreAtLambdaCall(*InLambdaSem, *C, Vars);
+  std::optional<BufferName> T = bufferAtLambdaCall(*InLambdaTarget, *C, Api, Vars);
+  if (!S || !T)
+    return std::nullopt;
+  LocalCopy Out{*S, *T};
+  if (std::optional<BufferName> Src = bufferName(Buffers.Source, Api, Vars))
+    if (std::optional<BufferName> SrcAt = bufferAtLambdaCall(*Src, *C, Api, Vars))
+      Out.Placeholder = compareBuffers(*SrcAt, *T, Vars, Ctx, Evaluation::SameIteration) ==
+                        BufferRelation::Same;
+  Out.SemaphoreText = spellAtLambdaCall(*InLambdaSem, *C, Ctx);
+  Out.TargetText = spellAtLambdaCall(*InLambdaTarget, *C, Ctx);
+  return Out;
+}
+
 bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
 
 bool contains(const Stmt *Outer, const Stmt *S, const ParentMap &PM) {
@@ -397,7 +431,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   std::optional<RootMentions> RootsMade;
   auto Roots = [&]() -> const RootMentions & {
     if (!RootsMade) {
-      RootsMade.emplace(Api, followedArguments(A));
+      RootsMade.emplace(Api, followedArguments(A), /*CalledLambdas=*/true);
       RootsMade->TraverseStmt(FD.getBody());
     }
     return *RootsMade;
@@ -432,6 +466,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       It->second = localCopy(O, Api, Vars, Ctx);
       if (!It->second)
         It->second = returnedCopy(A, O, Api, Vars, Ctx);
+      if (!It->second)
+        It->second = lambdaCopy(O, Api, Vars, Ctx);
     }
     return It->second;
   };

@@ -200,6 +200,194 @@ std::string spellAtCall(const SummaryBuffer &B, llvm::ArrayRef<const Expr *> Arg
   return Text;
 }
 
+// --------------------------------------------------- names at a lambda call ---
+
+std::optional<LambdaCall> lambdaCall(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CXXOperatorCallExpr>(E ? stripWrappers(E) : nullptr);
+  if (!Call || Call->getOperator() != OO_Call || Call->getNumArgs() == 0)
+    return std::nullopt;
+  const auto *Op = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+  if (!Op || !Op->getParent()->isLambda())
+    return std::nullopt;
+  // The lambda as the analysis finds it to inline the call (Analyzer::lambdaOf).
+  const Expr *Callee = stripWrappers(Call->getArg(0));
+  const auto *Lambda = dyn_cast<LambdaExpr>(Callee);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee->IgnoreParenImpCasts()))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+        V && V->getInit() && V->hasLocalStorage() && !V->getType()->isReferenceType())
+      Lambda = dyn_cast<LambdaExpr>(stripWrappers(V->getInit()));
+  if (!Lambda || Lambda->getCallOperator() != Op)
+    return std::nullopt;
+  LambdaCall C;
+  C.Call = Call;
+  C.Lambda = Lambda;
+  C.Args = callArguments(Call);
+  return C;
+}
+
+namespace {
+
+/// The argument \p C passes for \p D when D is a parameter of the lambda it
+/// calls (\p IsParameter); null when the call cannot name it (the lambda
+/// writes it, or the argument is a default one).
+const Expr *argumentFor(const ValueDecl *D, const LambdaCall &C, const UnwrittenVariables &Vars,
+                        bool &IsParameter) {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(D);
+  IsParameter = P && P->getDeclContext() == C.Lambda->getCallOperator();
+  if (!IsParameter || !Vars.unwrittenLambdaParameter(P))
+    return nullptr;
+  unsigned I = P->getFunctionScopeIndex();
+  if (I >= C.Args.size() || isa<CXXDefaultArgExpr>(C.Args[I]))
+    return nullptr;
+  return C.Args[I];
+}
+
+/// Whether every variable \p E mentions is one the function of \p Vars
+/// never writes (then a capture of it holds that value at every call).
+bool onlyUnwrittenOfFunction(const Stmt *E, const UnwrittenVariables &Vars) {
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (!(V->hasGlobalStorage() && V->getType().isConstQualified()) && !Vars.unwritten(V))
+        return false;
+  for (const Stmt *Child : E->children())
+    if (Child && !onlyUnwrittenOfFunction(Child, Vars))
+      return false;
+  return true;
+}
+
+/// An index written in the lambda, as the caller names it (null: unknown).
+const Expr *indexAtLambdaCall(const Expr *E, const LambdaCall &C, const UnwrittenVariables &Vars) {
+  if (!E)
+    return nullptr;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(bareArgument(E))) {
+    bool IsParameter = false;
+    const Expr *Arg = argumentFor(DRE->getDecl(), C, Vars, IsParameter);
+    if (IsParameter)
+      return Arg;
+  }
+  return onlyUnwrittenOfFunction(E, Vars) ? E : nullptr;
+}
+
+/// A root written in the lambda that is not its parameter: the function's
+/// own variable (captured), or a member or global.
+bool rootOutsideLambda(const ValueDecl *Root, const LambdaCall &C) {
+  const auto *V = dyn_cast_or_null<VarDecl>(Root);
+  if (!V)
+    return Root != nullptr;
+  for (const DeclContext *DC = V->getDeclContext(); DC; DC = DC->getParent())
+    if (DC == C.Lambda->getCallOperator())
+      return false;
+  return true;
+}
+
+} // namespace
+
+std::optional<SemaphoreName> semaphoreAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
+                                                   const UnwrittenVariables &Vars) {
+  bool IsParameter = false;
+  const Expr *Arg = argumentFor(N.Root, C, Vars, IsParameter);
+  std::optional<SemaphoreName> Out;
+  if (IsParameter) {
+    if (!Arg || !(Out = semaphoreName(Arg, Vars)))
+      return std::nullopt;
+  } else if (rootOutsideLambda(N.Root, C)) {
+    Out.emplace();
+    Out->Root = N.Root;
+    Out->Spelling = N.Spelling;
+  } else {
+    return std::nullopt;
+  }
+  for (const Expr *Index : N.Indices)
+    Out->Indices.push_back(indexAtLambdaCall(Index, C, Vars));
+  return Out;
+}
+
+std::optional<BufferName> bufferAtLambdaCall(const BufferName &N, const LambdaCall &C,
+                                             const ApiIndex &Api, const UnwrittenVariables &Vars) {
+  bool IsParameter = false;
+  const Expr *Arg = argumentFor(N.Root, C, Vars, IsParameter);
+  std::optional<BufferName> Out;
+  if (IsParameter) {
+    if (!Arg || !(Out = bufferName(Arg, Api, Vars)))
+      return std::nullopt;
+  } else if (rootOutsideLambda(N.Root, C)) {
+    Out.emplace();
+    Out->Root = N.Root;
+    Out->Spelling = N.Spelling;
+  } else {
+    return std::nullopt;
+  }
+  Out->Inexact |= N.Inexact;
+  for (const BufferStep &Step : N.Steps) {
+    BufferStep At;
+    At.Start = indexAtLambdaCall(Step.Start, C, Vars);
+    At.Size = Step.isSlice() ? indexAtLambdaCall(Step.Size, C, Vars) : nullptr;
+    // A sub-view the caller cannot name: the view is inside the ones before.
+    if (!At.Start || (Step.isSlice() && !At.Size)) {
+      Out->Inexact = true;
+      break;
+    }
+    Out->Steps.push_back(At);
+  }
+  return Out;
+}
+
+namespace {
+
+/// The text the caller would write for a root written in the lambda: the
+/// argument for a parameter, else its name.
+std::string spellRoot(const ValueDecl *Root, const LambdaCall &C, const ASTContext &Ctx) {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(Root);
+  if (P && P->getDeclContext() == C.Lambda->getCallOperator()) {
+    unsigned I = P->getFunctionScopeIndex();
+    return I < C.Args.size() ? spelling(C.Args[I], Ctx) : std::string();
+  }
+  return Root && Root->getIdentifier() ? Root->getName().str() : std::string();
+}
+
+/// \p E at the call: the argument for a bare parameter, else as written.
+std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &Ctx) {
+  if (!E)
+    return "";
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(bareArgument(E))) {
+    const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
+    if (P && P->getDeclContext() == C.Lambda->getCallOperator()) {
+      unsigned I = P->getFunctionScopeIndex();
+      return I < C.Args.size() ? spelling(C.Args[I], Ctx) : std::string();
+    }
+  }
+  return spelling(E, Ctx);
+}
+
+} // namespace
+
+std::string spellAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
+                              const ASTContext &Ctx) {
+  std::string Text = spellRoot(N.Root, C, Ctx);
+  if (Text.empty() || N.Indices.empty())
+    return Text;
+  std::string List;
+  for (const Expr *Index : N.Indices) {
+    std::string I = spellAtLambda(Index, C, Ctx);
+    if (I.empty())
+      return "";
+    List += (List.empty() ? "" : ", ") + I;
+  }
+  return N.Indices.size() == 1 ? Text + "[" + List + "]" : Text + ".at(" + List + ")";
+}
+
+std::string spellAtLambdaCall(const BufferName &N, const LambdaCall &C, const ASTContext &Ctx) {
+  std::string Text = spellRoot(N.Root, C, Ctx);
+  for (const BufferStep &Step : N.Steps) {
+    std::string Start = spellAtLambda(Step.Start, C, Ctx);
+    std::string Size = Step.isSlice() ? spellAtLambda(Step.Size, C, Ctx) : "";
+    if (Text.empty() || Start.empty() || (Step.isSlice() && Size.empty()))
+      return "";
+    Text += Step.isSlice() ? ".slice(" + Start + ", " + Size + ")" : ".at(" + Start + ")";
+  }
+  return Text;
+}
+
 // --------------------------------------------------- a call of a helper ---
 
 namespace {

@@ -1,5 +1,7 @@
 //===- RootMentions.cpp - Where a function mentions semaphore roots -------===//
 #include "RootMentions.h"
+#include "dmalint/AstUtil.h"
+#include "dmalint/ProtocolSummary.h"
 #include "dmalint/Semaphores.h"
 #include "clang/AST/ExprCXX.h"
 
@@ -7,8 +9,9 @@ using namespace clang;
 
 namespace dmalint {
 
-RootMentions::RootMentions(const ApiIndex &Api, llvm::ArrayRef<const Expr *> Followed)
-    : Api(Api) {
+RootMentions::RootMentions(const ApiIndex &Api, llvm::ArrayRef<const Expr *> Followed,
+                           bool CalledLambdas)
+    : Api(Api), CalledLambdas(CalledLambdas) {
   for (const Expr *E : Followed)
     SemaphoreArguments.insert(E);
 }
@@ -17,20 +20,36 @@ bool RootMentions::TraverseStmt(Stmt *S) {
   if (!S)
     return true;
   bool Allowed = SemaphoreArguments.contains(S);
+  bool Returned = ReturnedArguments.contains(S);
+  const LambdaExpr *OuterArgument = ArgumentOf;
+  if (const LambdaExpr *L = LambdaArguments.lookup(S))
+    ArgumentOf = L;
   Inside += Allowed;
+  InsideReturned += Returned;
   bool Result = RecursiveASTVisitor::TraverseStmt(S);
   Inside -= Allowed;
+  InsideReturned -= Returned;
+  ArgumentOf = OuterArgument;
   return Result;
 }
 
 bool RootMentions::TraverseLambdaExpr(LambdaExpr *L) {
   ++InLambda;
+  const LambdaExpr *Outer = Lambda;
+  const Expr *OuterReturned = LambdaReturns;
+  Lambda = L;
+  LambdaReturns = CalledLambdas ? returnedConstruction(*L->getCallOperator()) : nullptr;
   bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
+  Lambda = Outer;
+  LambdaReturns = OuterReturned;
   --InLambda;
   return Result;
 }
 
 bool RootMentions::TraverseVarDecl(VarDecl *V) {
+  if (const Expr *Init = V->getInit())
+    if (const auto *L = dyn_cast<LambdaExpr>(stripWrappers(Init)))
+      Holders[L] = V->getCanonicalDecl();
   Initialising.push_back(V);
   bool Result = RecursiveASTVisitor::TraverseVarDecl(V);
   Initialising.pop_back();
@@ -40,6 +59,31 @@ bool RootMentions::TraverseVarDecl(VarDecl *V) {
 bool RootMentions::VisitCallExpr(CallExpr *Call) {
   if (Api.isCopy(*Call))
     addArguments(Call);
+  return true;
+}
+
+bool RootMentions::VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
+  // Visited before its callee, whose mention is then known as a call.
+  if (Call->getOperator() == OO_Call && Call->getNumArgs() > 0)
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts()))
+      Callees.insert(DRE);
+  // An argument the lambda makes the semaphore of the copy it returns.
+  std::optional<LambdaCall> C = CalledLambdas ? lambdaCall(Call) : std::nullopt;
+  const Expr *Site = C ? returnedConstruction(*C->Lambda->getCallOperator()) : nullptr;
+  if (!Site || !Api.isCopy(*Site))
+    return true;
+  CopySemaphores Sems = copySemaphores(Site, Api);
+  for (const Expr *E : {Sems.Send, Sems.Receive}) {
+    const Expr *Bare = E ? bareArgument(E) : nullptr;
+    if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Bare);
+        CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
+      Bare = bareArgument(CE->getArg(0));
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Bare);
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (P && P->getDeclContext() == C->Lambda->getCallOperator() &&
+        P->getFunctionScopeIndex() < C->Args.size())
+      LambdaArguments[C->Args[P->getFunctionScopeIndex()]] = C->Lambda;
+  }
   return true;
 }
 
@@ -59,7 +103,13 @@ bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
   if (!V)
     return true;
   const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
-  Mentions.push_back({cast<VarDecl>(V->getCanonicalDecl()), Inside > 0 && InLambda == 0, Init});
+  Mention M{cast<VarDecl>(V->getCanonicalDecl()), Inside > 0 && InLambda == 0, Init};
+  if (InsideReturned > 0 && InLambda == 1)
+    M.InLambdaCopy = Lambda;
+  else if (ArgumentOf && InLambda == 0)
+    M.InLambdaCopy = ArgumentOf;
+  M.Called = Callees.contains(DRE);
+  Mentions.push_back(M);
   return true;
 }
 
@@ -70,6 +120,8 @@ bool RootMentions::onlyInCopies(const ValueDecl *Root) const {
   for (const Mention &M : Mentions) {
     if (M.Var != V || M.InCopy)
       continue;
+    if (CalledLambdas && M.InLambdaCopy && onlyCalled(M.InLambdaCopy))
+      continue;
     if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf))
       return false;
   }
@@ -78,9 +130,23 @@ bool RootMentions::onlyInCopies(const ValueDecl *Root) const {
 
 void RootMentions::addArguments(const Expr *Copy) {
   CopySemaphores Sems = copySemaphores(Copy, Api);
+  bool Returned = InLambda == 1 && LambdaReturns && stripWrappers(Copy) == LambdaReturns;
   for (const Expr *E : {Sems.Send, Sems.Receive})
-    if (E)
+    if (E) {
       SemaphoreArguments.insert(E);
+      if (Returned)
+        ReturnedArguments.insert(E);
+    }
+}
+
+bool RootMentions::onlyCalled(const LambdaExpr *L) const {
+  // The local it initialises; a lambda held anywhere else may be called
+  // where the analysis does not look.
+  const VarDecl *Holder = Holders.lookup(L);
+  if (!Holder || !Holder->isLocalVarDecl() || Holder->isStaticLocal() ||
+      Holder->getType()->isReferenceType())
+    return false;
+  return llvm::all_of(Mentions, [&](const Mention &M) { return M.Var != Holder || M.Called; });
 }
 
 bool RootMentions::isLocalSemaphoreCopy(const VarDecl *V) const {

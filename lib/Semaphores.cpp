@@ -503,6 +503,17 @@ bool UnwrittenVariables::unwritten(const VarDecl *V) const {
   return !Written.contains(V);
 }
 
+bool UnwrittenVariables::unwrittenLambdaParameter(const ParmVarDecl *P) const {
+  const auto *Op = P ? dyn_cast<CXXMethodDecl>(P->getDeclContext()) : nullptr;
+  if (!Op || !Op->getParent()->isLambda() || P->getType().isVolatileQualified())
+    return false;
+  // A lambda of this function: its class is declared in the function.
+  const DeclContext *DC = Op->getParent()->getDeclContext();
+  while (DC && DC != &FD && !DC->isFileContext())
+    DC = DC->getParent();
+  return DC == &FD && !Written.contains(P);
+}
+
 bool UnwrittenVariables::invariant(const Expr *E, Evaluation Where) const {
   E = bareArgument(E);
   if (!E)

@@ -33,6 +33,12 @@ const clang::Expr *bareArgument(const clang::Expr *E);
 /// null for any other statement.
 const clang::Stmt *loopBody(const clang::Stmt *Loop);
 
+/// What the one return statement of \p FD returns, without wrappers
+/// (stripWrappers): the construction each call makes when it is one. Null
+/// when the body has no return with a value or more than one return (those
+/// of lambdas in it aside).
+const clang::Expr *returnedConstruction(const clang::FunctionDecl &FD);
+
 /// True when \p S sits in a template pattern (code that is never run as
 /// written; only its instantiations are analysed).
 bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);

@@ -23,6 +23,11 @@
 #include <string>
 #include <vector>
 
+namespace clang {
+class CallExpr;
+class LambdaExpr;
+} // namespace clang
+
 namespace dmalint {
 
 /// An index, slice start or slice size in a summary: a constant (an
@@ -151,12 +156,40 @@ bool placeholderAtCall(const HelperWait &W, llvm::ArrayRef<const clang::Expr *> 
                        const ApiIndex &Api, const UnwrittenVariables &Vars,
                        const clang::ASTContext &Ctx);
 
+/// A call a function makes of a lambda of its own, which the analysis
+/// inlines: of the lambda written at the call, or held by a local that is
+/// not a reference (`auto fetch = [&](int slot) {...}; fetch(next)`).
+struct LambdaCall {
+  const clang::CallExpr *Call = nullptr;
+  const clang::LambdaExpr *Lambda = nullptr;
+  llvm::SmallVector<const clang::Expr *, 4> Args; ///< In parameter order.
+};
+
+/// The call of a lambda \p E is (through parentheses and temporaries).
+std::optional<LambdaCall> lambdaCall(const clang::Expr *E);
+
+/// \p N, a name written in the body of the lambda \p C calls, as the
+/// function that makes the call (of \p Vars) names it there: the lambda's
+/// unwritten parameters become the call's arguments, and the variables it
+/// captures, which must be the function's unwritten ones, stay. Nullopt
+/// when the root is none of these; an index that mentions anything else (a
+/// local of the lambda, a parameter in an expression) is unknown (null).
+std::optional<SemaphoreName> semaphoreAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
+                                                   const UnwrittenVariables &Vars);
+std::optional<BufferName> bufferAtLambdaCall(const BufferName &N, const LambdaCall &C,
+                                             const ApiIndex &Api, const UnwrittenVariables &Vars);
+
 /// \p S or \p B as the caller would write it (`sems.at(0, next)`), for
 /// messages; "" when a part has no spelling.
 std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const clang::Expr *> Args,
                         const clang::ASTContext &Ctx);
 std::string spellAtCall(const SummaryBuffer &B, llvm::ArrayRef<const clang::Expr *> Args,
                         const clang::ASTContext &Ctx);
+/// The same for a name in the body of the lambda \p C calls.
+std::string spellAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
+                              const clang::ASTContext &Ctx);
+std::string spellAtLambdaCall(const BufferName &N, const LambdaCall &C,
+                              const clang::ASTContext &Ctx);
 
 } // namespace dmalint
 

@@ -55,6 +55,9 @@ public:
   UnwrittenVariables(const clang::FunctionDecl &FD, const ApiIndex &Api);
   /// True when \p V is one of those variables (a parameter or a local of the function).
   bool unwritten(const clang::VarDecl *V) const;
+  /// The same for a parameter of a lambda in the function's body: the walk
+  /// sees the lambda's code too.
+  bool unwrittenLambdaParameter(const clang::ParmVarDecl *P) const;
   /// True when \p E has the same value wherever it is evaluated in the
   /// function: constants, unwritten parameters, unwritten locals declared
   /// outside every loop, and device queries (program_id(0), axis_index("x"))

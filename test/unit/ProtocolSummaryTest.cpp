@@ -1,6 +1,8 @@
 //===- ProtocolSummaryTest.cpp - What a helper starts and waits, for its callers ===//
 #include "TestAst.h"
 #include "dmalint/AnalysisCache.h"
+#include "dmalint/Arguments.h"
+#include "dmalint/AstUtil.h"
 #include "dmalint/Protocol.h"
 #include "clang/AST/ExprCXX.h"
 
@@ -191,6 +193,81 @@ TEST(ProtocolSummary, NamesAtACall) {
   ASSERT_EQ(PC.StartOrigins.size(), 1u);
   EXPECT_NE(PC.StartOrigins[0], 0u);
   EXPECT_TRUE(llvm::is_contained(S.Analysis->InFlightAtExit, PC.StartOrigins[0]));
+}
+
+TEST(ProtocolSummary, NamesAtALambdaCall) {
+  // What the lambda returns, named at each call: parameters become the
+  // call's arguments, captured variables the function never writes stay;
+  // a local of the lambda, or a parameter it writes, cannot be named.
+  std::unique_ptr<ASTUnit> AST = dmalint::test::parseKernel(
+      "void kernel(Ref<float> hbm, Ref<float> buf, SemaphoreArray<DmaSemaphore> sems,\n"
+      "            DmaSemaphore sem, int step) {\n"
+      "  const int slot = step % 2;\n"
+      "  auto fetch = [&](int s, int b) { return make_async_copy(hbm.at(b), buf.at(s), sem); };\n"
+      "  auto other = [&](DmaSemaphore x, int s) {\n"
+      "    const int p = s;\n"
+      "    s = 0;\n"
+      "    return make_async_copy(hbm, buf.at(p).at(s), x);\n"
+      "  };\n"
+      "  fetch(1 - slot, step + 1).start();\n"
+      "  other(sems[1], slot).start();\n"
+      "}\n");
+  ASTContext &Ctx = AST->getASTContext();
+  const auto *Kernel = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("kernel")));
+  ASSERT_TRUE(Kernel);
+  dmalint::UnwrittenVariables Vars(*Kernel, api());
+  auto CallOf = [&](const char *Name) {
+    const auto *Call = dmalint::test::findOne<CXXOperatorCallExpr>(
+        *AST, cxxOperatorCallExpr(hasArgument(0, declRefExpr(to(varDecl(hasName(Name)))))));
+    return Call ? dmalint::lambdaCall(Call) : std::nullopt;
+  };
+  auto Names = [&](const dmalint::LambdaCall &C) {
+    const Expr *Copy = dmalint::returnedConstruction(*C.Lambda->getCallOperator());
+    EXPECT_TRUE(Copy && api().isCopy(*Copy));
+    const Expr *Sem = dmalint::copySemaphores(Copy, api()).Receive;
+    const Expr *Target = dmalint::copyBuffers(Copy, api()).Target;
+    return std::make_pair(*dmalint::semaphoreName(Sem, Vars),
+                          *dmalint::bufferName(Target, api(), Vars));
+  };
+
+  std::optional<dmalint::LambdaCall> Fetch = CallOf("fetch");
+  ASSERT_TRUE(Fetch);
+  ASSERT_EQ(Fetch->Args.size(), 2u);
+  auto [FetchSem, FetchTarget] = Names(*Fetch);
+  std::optional<dmalint::SemaphoreName> S = dmalint::semaphoreAtLambdaCall(FetchSem, *Fetch, Vars);
+  ASSERT_TRUE(S);
+  EXPECT_EQ(S->Root->getName(), "sem");
+  EXPECT_TRUE(S->Indices.empty());
+  std::optional<dmalint::BufferName> T =
+      dmalint::bufferAtLambdaCall(FetchTarget, *Fetch, api(), Vars);
+  ASSERT_TRUE(T);
+  EXPECT_EQ(T->Root->getName(), "buf");
+  ASSERT_EQ(T->Steps.size(), 1u);
+  EXPECT_EQ(T->Steps[0].Start, Fetch->Args[0]); // 1 - slot
+  EXPECT_FALSE(T->Inexact);
+  EXPECT_EQ(dmalint::spellAtLambdaCall(FetchTarget, *Fetch, Ctx), "buf.at(1 - slot)");
+  EXPECT_EQ(dmalint::spellAtLambdaCall(FetchSem, *Fetch, Ctx), "sem");
+
+  std::optional<dmalint::LambdaCall> Other = CallOf("other");
+  ASSERT_TRUE(Other);
+  auto [OtherSem, OtherTarget] = Names(*Other);
+  S = dmalint::semaphoreAtLambdaCall(OtherSem, *Other, Vars);
+  ASSERT_TRUE(S); // The argument's name: sems[1].
+  EXPECT_EQ(S->Root->getName(), "sems");
+  ASSERT_EQ(S->Indices.size(), 1u);
+  EXPECT_EQ(dmalint::spellAtLambdaCall(OtherSem, *Other, Ctx), "sems[1]");
+  T = dmalint::bufferAtLambdaCall(OtherTarget, *Other, api(), Vars);
+  ASSERT_TRUE(T); // buf, inside a view it cannot name (p is the lambda's).
+  EXPECT_EQ(T->Root->getName(), "buf");
+  EXPECT_TRUE(T->Steps.empty());
+  EXPECT_TRUE(T->Inexact);
+
+  // Not a lambda's call: none.
+  const auto *Factory = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("make_async_copy"))),
+                     hasAncestor(varDecl(hasName("fetch")))));
+  ASSERT_TRUE(Factory);
+  EXPECT_FALSE(dmalint::lambdaCall(Factory));
 }
 
 } // namespace

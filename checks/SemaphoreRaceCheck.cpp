@@ -24,12 +24,17 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
   for (const SemaphoreRace &R : semaphoreRaces(*Analysis, *Function, Ctx, *Api)) {
     if (R.Semaphore.empty() || R.WaitBuffer.empty() || R.InFlightBuffer.empty())
       continue; // Spelled by a macro: nothing to name it by.
-    std::string Waiter = R.WaitHelper ? R.WaitHelper->getNameAsString() : "";
-    std::string Starter = R.StartHelper ? R.StartHelper->getNameAsString() : "";
+    // A helper by its name, a lambda by the local that holds it.
+    std::string Waiter = R.WaitLambda   ? R.WaitLambda->getNameAsString()
+                         : R.WaitHelper ? R.WaitHelper->getNameAsString()
+                                        : "";
+    std::string Starter = R.StartLambda   ? R.StartLambda->getNameAsString()
+                          : R.StartHelper ? R.StartHelper->getNameAsString()
+                                          : "";
     Candidate C;
     C.Loc = R.WaitAt->getExprLoc();
     C.Message = formatMessage(
-        R.WaitHelper
+        !Waiter.empty()
             ? "'%3' waits here on '%0' for '%1' and may return on the bytes of the copy into "
               "'%2', which signals the same semaphore and is still in flight; give each "
               "buffer slot its own semaphore"
@@ -45,7 +50,7 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
     const char *Until = R.InLoop ? "before this iteration ends" : "before the function returns";
     C.Notes.push_back(
         {R.Start->getExprLoc(),
-         formatMessage(R.StartHelper ? "the copy into '%0' is started here on '%1', by '%2', and "
+         formatMessage(!Starter.empty() ? "the copy into '%0' is started here on '%1', by '%2', and "
                                        "not waited %3"
                                      : "the copy into '%0' is started here on '%1', and not "
                                        "waited %3",

@@ -297,6 +297,8 @@ public:
   llvm::DenseMap<const clang::FunctionDecl *, ApiRole> Roles;
   llvm::DenseMap<const clang::FunctionDecl *, const clang::FunctionDecl *> SummarisedDefinition;
   llvm::DenseMap<const clang::Expr *, const clang::LambdaExpr *> Lambdas;
+  /// How many inlined lambda calls are being run (DescriptorUse::InLambda).
+  unsigned InlinedLambdas = 0;
 
   /// Where a call's use is in its list of uses.
   std::map<const clang::CXXMemberCallExpr *, size_t> UseIndex;

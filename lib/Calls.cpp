@@ -390,7 +390,9 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
     else
       copyObject(ArgLocations[I], Here, Entry, Update::Strong);
   }
+  ++InlinedLambdas;
   State Exit = runCFG(*G, std::move(Entry), Report, Depth + 1);
+  --InlinedLambdas;
   if (Out.HitWorkLimit)
     return;
   // The lambda's own locals and parameters end with it.

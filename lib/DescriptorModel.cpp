@@ -266,7 +266,7 @@ void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallEx
   auto [It, Inserted] = UseIndex.emplace(Call, Uses.size());
   if (Inserted) {
     Uses.push_back(DescriptorUse{Call, Call->getImplicitObjectArgument(), Values, Params,
-                                 InFlight});
+                                 InFlight, InlinedLambdas > 0});
     return;
   }
   // Reached again (an inlined lambda called twice): what holds on both.

@@ -192,12 +192,15 @@ struct LocalCopy {
 
 /// A wait of the function: its own (Use), or one a helper it calls makes
 /// (the wait Entry of Call's summary), with the copies in flight before it.
+struct LambdaEvent;
+
 struct WaitSite {
   const Expr *At = nullptr;
   const DescriptorUse *Use = nullptr;
   const ProtocolCall *Call = nullptr;
   unsigned Entry = 0;
   llvm::ArrayRef<OriginId> InFlightBefore;
+  const LambdaEvent *Event = nullptr; ///< A wait a lambda makes at this call.
 };
 
 /// A root of the function's own: a parameter or a local. A global (or a
@@ -266,6 +269,34 @@ std::optional<LocalCopy> returnedCopy(const FunctionAnalysis &A, const OriginInf
   return C;
 }
 
+/// The local copy \p Site (a copy construction in the body of the lambda
+/// \p C calls) makes at that call, named with the call's arguments.
+std::optional<LocalCopy> copyAtLambdaCall(const Expr *Site, const LambdaCall &C,
+                                          const ApiIndex &Api, const UnwrittenVariables &Vars,
+                                          const ASTContext &Ctx) {
+  if (!Site || !Api.isCopy(*Site))
+    return std::nullopt;
+  const Expr *Sem = copySemaphores(Site, Api).Receive;
+  CopyBuffers Buffers = copyBuffers(Site, Api);
+  std::optional<SemaphoreName> InLambdaSem = Sem ? semaphoreName(Sem, Vars) : std::nullopt;
+  std::optional<BufferName> InLambdaTarget =
+      Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt;
+  if (!InLambdaSem || !InLambdaTarget)
+    return std::nullopt;
+  std::optional<SemaphoreName> S = semaphoreAtLambdaCall(*InLambdaSem, C, Vars);
+  std::optional<BufferName> T = bufferAtLambdaCall(*InLambdaTarget, C, Api, Vars);
+  if (!S || !T)
+    return std::nullopt;
+  LocalCopy Out{*S, *T};
+  if (std::optional<BufferName> Src = bufferName(Buffers.Source, Api, Vars))
+    if (std::optional<BufferName> SrcAt = bufferAtLambdaCall(*Src, C, Api, Vars))
+      Out.Placeholder = compareBuffers(*SrcAt, *T, Vars, Ctx, Evaluation::SameIteration) ==
+                        BufferRelation::Same;
+  Out.SemaphoreText = spellAtLambdaCall(*InLambdaSem, C, Ctx);
+  Out.TargetText = spellAtLambdaCall(*InLambdaTarget, C, Ctx);
+  return Out;
+}
+
 /// The copy \p O when it is the one a lambda of the function returns at the
 /// call O was made by (`auto fetch = [&](int slot) { return
 /// make_async_copy(...); }; fetch(next).start();`): the lambda's one return
@@ -276,28 +307,43 @@ std::optional<LocalCopy> lambdaCopy(const OriginInfo &O, const ApiIndex &Api,
   if (!C || O.Kind != Remoteness::Local || O.isParameter() || O.Imported || O.Folded ||
       O.Engaged)
     return std::nullopt;
-  const Expr *Site = returnedConstruction(*C->Lambda->getCallOperator());
-  if (!Site || !Api.isCopy(*Site))
-    return std::nullopt;
-  const Expr *Sem = copySemaphores(Site, Api).Receive;
-  CopyBuffers Buffers = copyBuffers(Site, Api);
-  std::optional<SemaphoreName> InLambdaSem = Sem ? semaphoreName(Sem, Vars) : std::nullopt;
-  std::optional<BufferName> InLambdaTarget =
-      Buffers.Target ? bufferName(Buffers.Target, Api, Vars) : std::nullopt;
-  if (!InLambdaSem || !InLambdaTarget)
-    return std::nullopt;
-  std::optional<SemaphoreName> S = semaphoreAtLambdaCall(*InLambdaSem, *C, Vars);
-  std::optional<BufferName> T = bufferAtLambdaCall(*InLambdaTarget, *C, Api, Vars);
-  if (!S || !T)
-    return std::nullopt;
-  LocalCopy Out{*S, *T};
-  if (std::optional<BufferName> Src = bufferName(Buffers.Source, Api, Vars))
-    if (std::optional<BufferName> SrcAt = bufferAtLambdaCall(*Src, *C, Api, Vars))
-      Out.Placeholder = compareBuffers(*SrcAt, *T, Vars, Ctx, Evaluation::SameIteration) ==
-                        BufferRelation::Same;
-  Out.SemaphoreText = spellAtLambdaCall(*InLambdaSem, *C, Ctx);
-  Out.TargetText = spellAtLambdaCall(*InLambdaTarget, *C, Ctx);
-  return Out;
+  return copyAtLambdaCall(returnedConstruction(*C->Lambda->getCallOperator()), *C, Api, Vars,
+                          Ctx);
+}
+
+/// A start or a receive wait a lambda of the function makes on a local copy
+/// it makes itself, at one call the function's own code makes of the lambda
+/// (`auto start_fetch = [&](int slot) { make_async_copy(...).start(); };`):
+/// the analysis inlines each call with one origin for the copies of all of
+/// them, so the call is what names the copy.
+struct LambdaEvent {
+  const Expr *Call = nullptr;         ///< Of the lambda, in the function's code.
+  const DescriptorUse *Use = nullptr; ///< The start or wait, in the lambda.
+  const VarDecl *Holder = nullptr;    ///< The local that holds the lambda.
+  OriginId Origin = 0;
+  std::optional<LocalCopy> Copy; ///< Named at the call.
+  /// The call's arguments decide that it happens (a bool parameter the use
+  /// depends on is a constant there).
+  bool Decided = true;
+};
+
+struct LambdaEvents {
+  std::vector<LambdaEvent> Starts, Waits;
+  /// Every receive wait in a lambda is one of Waits: the waits each call
+  /// makes are known.
+  bool AllWaits = true;
+};
+
+/// The calls of lambdas the code of \p S makes (not inside a lambda).
+void collectLambdaCalls(const Stmt *S,
+                        llvm::DenseMap<const LambdaExpr *, std::vector<LambdaCall>> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (std::optional<LambdaCall> C = isa<CXXOperatorCallExpr>(E) ? lambdaCall(E) : std::nullopt)
+      Out[C->Lambda].push_back(std::move(*C));
+  for (const Stmt *Child : S->children())
+    collectLambdaCalls(Child, Out);
 }
 
 bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
@@ -412,8 +458,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   // flight before the call, can race: most functions stop here, before any
   // model is built (the loop below asks the same first).
   auto MayRace = [&](const DescriptorUse &U) {
+    // In a lambda, its own origin may be another call's copy.
     if (llvm::none_of(U.InFlightBefore, [&](OriginId D) {
-          return !U.Values.hasOrigin(D) && !A.handedOn(D);
+          return (U.InLambda || !U.Values.hasOrigin(D)) && !A.handedOn(D);
         }))
       return false;
     KindVerdict Local = A.verdict(U.Values, Remoteness::Local);
@@ -489,6 +536,101 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       Out.push_back(Site);
     return Out;
   };
+  // The starts and waits lambdas of the function make, at each call of
+  // them (LambdaEvent), when some start or wait is in a lambda.
+  auto InLambda = [](const DescriptorUse &U) { return U.InLambda; };
+  LambdaEvents Events;
+  bool HasEvents = llvm::any_of(A.Starts, InLambda) || llvm::any_of(A.ReceiveWaits, InLambda);
+  if (HasEvents) {
+    llvm::DenseMap<const LambdaExpr *, std::vector<LambdaCall>> Calls;
+    collectLambdaCalls(FD.getBody(), Calls);
+    auto Collect = [&](const DescriptorUse &U, std::vector<LambdaEvent> &Out) {
+      // In one lambda of the function, at most under `if (flag)` on a bool
+      // parameter of it: nothing else decides whether a call makes it.
+      const LambdaExpr *L = nullptr;
+      const ParmVarDecl *Flag = nullptr;
+      bool FlagValue = true;
+      const Stmt *Child = U.Call;
+      for (const Stmt *P = Parents().getParent(Child); P;
+           Child = P, P = Parents().getParent(P)) {
+        if (const auto *LE = dyn_cast<LambdaExpr>(P)) {
+          if (L)
+            return false; // In a lambda in a lambda.
+          L = LE;
+          continue;
+        }
+        if (L || isa<CompoundStmt, ExprWithCleanups, ParenExpr, ImplicitCastExpr>(P))
+          continue;
+        const auto *If = dyn_cast<IfStmt>(P);
+        bool Positive = true;
+        const Expr *Cond = If && !Flag && !If->getInit() && !If->getConditionVariable() &&
+                                   Child != If->getCond()
+                               ? bareCondition(If->getCond(), Positive)
+                               : nullptr;
+        const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Cond);
+        Flag = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+        if (!Flag || !Flag->getType()->isBooleanType())
+          return false;
+        FlagValue = Child == If->getThen() ? Positive : !Positive;
+      }
+      if (!L || !Parents().getParent(U.Call))
+        return false;
+      const CXXMethodDecl *Op = L->getCallOperator();
+      auto It = Calls.find(L);
+      if (It == Calls.end() || !Roots().onlyCalled(L) ||
+          (Flag && (Flag->getDeclContext() != Op || !Vars.unwrittenLambdaParameter(Flag))))
+        return false;
+      // On a copy the lambda makes: the construction itself, or a local of
+      // the lambda it initialises that is never assigned.
+      llvm::ArrayRef<Value> Values = U.Values.values();
+      if (Values.size() != 1)
+        return false;
+      const OriginInfo &O = A.origin(Values.front().Origin);
+      if (!O.Site || O.Kind != Remoteness::Local || O.isParameter() || O.Imported || O.Folded ||
+          O.Engaged || O.HelperCall)
+        return false;
+      const Expr *Site = stripWrappers(O.Site);
+      const Expr *Object = stripWrappers(U.Call->getImplicitObjectArgument());
+      if (Object != Site) {
+        const auto *Local = dyn_cast<DeclRefExpr>(Object);
+        const auto *V = Local ? dyn_cast<VarDecl>(Local->getDecl()) : nullptr;
+        if (!V || V->getDeclContext() != Op || V->isStaticLocal() ||
+            V->getType()->isReferenceType() || !V->getInit() ||
+            stripWrappers(V->getInit()) != Site || !Vars.keepsLambdaObject(V))
+          return false;
+      }
+      for (const LambdaCall &C : It->second) {
+        LambdaEvent E;
+        E.Call = C.Call;
+        E.Use = &U;
+        E.Holder = Roots().holderOf(L);
+        E.Origin = Values.front().Origin;
+        if (Flag) {
+          unsigned I = Flag->getFunctionScopeIndex();
+          std::optional<int64_t> Given =
+              I < C.Args.size() ? constantInt(C.Args[I], Ctx) : std::nullopt;
+          if (Given && (*Given != 0) != FlagValue)
+            continue; // Not made at this call.
+          E.Decided = Given.has_value();
+        }
+        E.Copy = copyAtLambdaCall(Site, C, Api, Vars, Ctx);
+        Out.push_back(std::move(E));
+      }
+      return true;
+    };
+    for (const DescriptorUse &U : A.Starts)
+      if (InLambda(U))
+        Collect(U, Events.Starts);
+    for (const DescriptorUse &U : A.ReceiveWaits)
+      if (InLambda(U) && !Collect(U, Events.Waits))
+        Events.AllWaits = false;
+  }
+  // Semaphores the copies of lambdas name are followed where every wait a
+  // lambda makes is known at its calls; else only those of returned copies.
+  RootMentions::LambdaCopies Followed = HasEvents && !Events.AllWaits
+                                            ? RootMentions::LambdaCopies::Returned
+                                            : RootMentions::LambdaCopies::All;
+
   // Whether the semaphore and destination of a wait may take D's bytes.
   auto MayTake = [&](const LocalCopy &DC, const SemaphoreName &Sem, bool Placeholder,
                      const BufferName *Target) {
@@ -520,6 +662,13 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         if (!O || MayTake(DC, O->Semaphore, O->Placeholder, &O->Target))
           return true; // Unnamed: it may wait anything.
       }
+    }
+    for (const LambdaEvent &E : Events.Waits) {
+      if (&E == Except.Event || !After(E.Call))
+        continue;
+      if (!E.Decided || !E.Copy ||
+          MayTake(DC, E.Copy->Semaphore, E.Copy->Placeholder, &E.Copy->Target))
+        return true; // It may happen there, and take D's bytes.
     }
     for (const ProtocolCall &PC : A.ProtocolCalls) {
       if (!After(PC.Call))
@@ -572,7 +721,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   };
 
   // The waits that may race: the function's own receive waits of local
-  // copies it can name, and the exact waits of the helpers it calls.
+  // copies it can name, the exact waits of the helpers it calls, and those
+  // of lambdas at their calls.
   std::vector<WaitSite> Sites;
   for (const DescriptorUse &U : A.ReceiveWaits)
     if (!U.InFlightBefore.empty())
@@ -584,6 +734,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           H.Semaphores.size() == 1 && !placeholderAtCall(H, PC.Args, Api, Vars, Ctx))
         Sites.push_back(WaitSite{PC.Call, nullptr, &PC, I, PC.InFlightBefore});
     }
+  for (const LambdaEvent &E : Events.Waits)
+    if (!E.Use->InFlightBefore.empty() && E.Decided && E.Copy && !E.Copy->Placeholder)
+      Sites.push_back(WaitSite{E.Call, nullptr, nullptr, 0, E.Use->InFlightBefore, &E});
 
   for (const WaitSite &W : Sites) {
     llvm::SmallVector<LocalCopy, 2> Waited;
@@ -599,6 +752,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       }
       if (Waited.size() != Local.Origins.size())
         continue;
+    } else if (W.Event) {
+      Waited.push_back(*W.Event->Copy);
     } else {
       const HelperWait &H = W.Call->Summary.Waits[W.Entry];
       std::optional<LocalCopy> C = AtCall(*W.Call, H.Semaphores.front(), H.Target);
@@ -612,23 +767,23 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     for (OriginId D : W.InFlightBefore) {
       if ((W.Use && W.Use->Values.hasOrigin(D)) || A.handedOn(D))
         continue;
-      const std::optional<LocalCopy> &DC = CopyOf(D);
-      if (!DC || DC->Placeholder || !ownRoot(DC->Semaphore.Root, FD) ||
-          !Roots().onlyInCopies(DC->Semaphore.Root))
-        continue;
+      auto Usable = [&](const std::optional<LocalCopy> &DC) {
+        return DC && !DC->Placeholder && ownRoot(DC->Semaphore.Root, FD) &&
+               Roots().onlyInCopies(DC->Semaphore.Root, Followed);
+      };
       // Whether D races with every copy W waits: yes, no, or not provably
       // (an index unknown), when more variables are taken to keep their
       // values; the answers known stay known then.
       enum class Verdict { Races, Never, Unknown };
-      auto RacesUnder = [&](const UnwrittenVariables &Values) {
+      auto RacesUnder = [&](const LocalCopy &DC, const UnwrittenVariables &Values) {
         Verdict V = Verdict::Races;
         for (const LocalCopy &C : Waited) {
-          SemaphoreRelation S = compareSemaphores(DC->Semaphore, C.Semaphore, Values, Ctx,
+          SemaphoreRelation S = compareSemaphores(DC.Semaphore, C.Semaphore, Values, Ctx,
                                                   Evaluation::SameIteration);
           if (S == SemaphoreRelation::Disjoint || S == SemaphoreRelation::OtherRoot)
             return Verdict::Never;
           BufferRelation B =
-              compareBuffers(DC->Target, C.Target, Values, Ctx, Evaluation::SameIteration);
+              compareBuffers(DC.Target, C.Target, Values, Ctx, Evaluation::SameIteration);
           if (B == BufferRelation::Same || B == BufferRelation::OtherRoot)
             return Verdict::Never;
           if (S == SemaphoreRelation::Unknown || B != BufferRelation::Disjoint)
@@ -636,25 +791,60 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         }
         return V;
       };
-      Verdict Plain = RacesUnder(Vars);
-      if (Plain == Verdict::Never || (Plain == Verdict::Unknown && !Vars.mayBeSteady()))
-        continue;
-      bool Races = Plain == Verdict::Races;
-      for (const Expr *Start : StartsOf(D)) {
+      auto Hopeless = [&](Verdict V) {
+        return V == Verdict::Never || (V == Verdict::Unknown && !Vars.mayBeSteady());
+      };
+      // D's starts: its own (named once), and a lambda's at each call.
+      struct StartOfD {
+        const Expr *At;
+        const std::optional<LocalCopy> *Copy;
+        const LambdaEvent *Event;
+      };
+      llvm::SmallVector<StartOfD, 4> Starts;
+      const std::optional<LocalCopy> &Whole = CopyOf(D);
+      Verdict WholePlain = Verdict::Never;
+      if (Usable(Whole)) {
+        WholePlain = RacesUnder(*Whole, Vars);
+        if (!Hopeless(WholePlain))
+          for (const Expr *Start : StartsOf(D))
+            Starts.push_back({Start, &Whole, nullptr});
+      }
+      for (const LambdaEvent &E : Events.Starts)
+        if (E.Origin == D && E.Decided && E.Call != W.At)
+          Starts.push_back({E.Call, &E.Copy, &E});
+      for (const StartOfD &S : Starts) {
+        const Expr *Start = S.At;
         // Started earlier in the iteration of the innermost loop around both
         // (a prefetch loop before a loop of waits: the function's run).
         if (!Before(Start, W.At))
           continue;
+        const std::optional<LocalCopy> &DC = *S.Copy;
+        Verdict Plain = WholePlain;
+        if (S.Event) {
+          if (!Usable(DC))
+            continue;
+          Plain = RacesUnder(*DC, Vars);
+          if (Hopeless(Plain))
+            continue;
+        }
+        bool Races = Plain == Verdict::Races;
         const Stmt *Loop = commonLoop(Start, W.At, Parents());
+        // A lambda's copy is made at its call.
+        auto Made = [&](OriginId Id, const Expr *Use, const LambdaEvent *Event) {
+          if (Event)
+            return !Loop || contains(loopBody(Loop), Event->Call, Parents());
+          return MadeInIteration(Id, Use, Loop);
+        };
         // Names of variables the loop assigns (the slot carried to the next
         // iteration, the loop counter) compare as the values they hold in
         // this iteration up to the wait, for copies made in it.
-        if (!Races && !(MadeInIteration(D, Start, Loop) &&
-                        (W.Call || llvm::all_of(W.Use->Values.values(),
+        if (!Races && !(Made(D, Start, S.Event) &&
+                        (W.Call || (W.Event && Made(0, W.At, W.Event)) ||
+                         (W.Use && llvm::all_of(W.Use->Values.values(),
                                                 [&](const Value &V) {
                                                   return MadeInIteration(V.Origin, W.At, Loop);
-                                                })) &&
-                        RacesUnder(Vars.steadyUntil(Loop, W.At, Parents(), SM)) ==
+                                                }))) &&
+                        RacesUnder(*DC, Vars.steadyUntil(Loop, W.At, Parents(), SM)) ==
                             Verdict::Races))
           continue;
         Placement AtStart = placementOf(Start, Loop, Parents());
@@ -675,7 +865,14 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           R.WaitInHelper = W.Call->Summary.Waits[W.Entry].At;
           R.WaitIn = W.Call->Summary.Waits[W.Entry].In;
         }
-        if (const OriginInfo &O = A.origin(D); O.HelperCall) {
+        if (W.Event) {
+          R.WaitLambda = W.Event->Holder;
+          R.WaitInHelper = W.Event->Use->Call;
+        }
+        if (S.Event) {
+          R.StartLambda = S.Event->Holder;
+          R.StartInHelper = S.Event->Use->Call;
+        } else if (const OriginInfo &O = A.origin(D); O.HelperCall) {
           const ProtocolCall &PC = A.ProtocolCalls[O.HelperCall - 1];
           R.StartHelper = PC.Callee;
           R.StartInHelper = PC.Summary.Starts[O.HelperEntry].At;

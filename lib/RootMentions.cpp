@@ -20,16 +20,17 @@ bool RootMentions::TraverseStmt(Stmt *S) {
   if (!S)
     return true;
   bool Allowed = SemaphoreArguments.contains(S);
-  bool Returned = ReturnedArguments.contains(S);
-  const LambdaExpr *OuterArgument = ArgumentOf;
-  if (const LambdaExpr *L = LambdaArguments.lookup(S))
-    ArgumentOf = L;
+  const bool *OuterLambdaArgument = InLambdaArgument;
+  const auto *OuterCallArgument = InCallArgument;
+  if (auto It = LambdaCopyArguments.find(S); It != LambdaCopyArguments.end())
+    InLambdaArgument = &It->second;
+  if (auto It = CallArguments.find(S); It != CallArguments.end())
+    InCallArgument = &It->second;
   Inside += Allowed;
-  InsideReturned += Returned;
   bool Result = RecursiveASTVisitor::TraverseStmt(S);
   Inside -= Allowed;
-  InsideReturned -= Returned;
-  ArgumentOf = OuterArgument;
+  InLambdaArgument = OuterLambdaArgument;
+  InCallArgument = OuterCallArgument;
   return Result;
 }
 
@@ -67,23 +68,17 @@ bool RootMentions::VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
   if (Call->getOperator() == OO_Call && Call->getNumArgs() > 0)
     if (const auto *DRE = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts()))
       Callees.insert(DRE);
-  // An argument the lambda makes the semaphore of the copy it returns.
+  // The arguments for the lambda's semaphore parameters (its body, written
+  // before the call, is walked).
   std::optional<LambdaCall> C = CalledLambdas ? lambdaCall(Call) : std::nullopt;
-  const Expr *Site = C ? returnedConstruction(*C->Lambda->getCallOperator()) : nullptr;
-  if (!Site || !Api.isCopy(*Site))
+  if (!C)
     return true;
-  CopySemaphores Sems = copySemaphores(Site, Api);
-  for (const Expr *E : {Sems.Send, Sems.Receive}) {
-    const Expr *Bare = E ? bareArgument(E) : nullptr;
-    if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Bare);
-        CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
-      Bare = bareArgument(CE->getArg(0));
-    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Bare);
-    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-    if (P && P->getDeclContext() == C->Lambda->getCallOperator() &&
-        P->getFunctionScopeIndex() < C->Args.size())
-      LambdaArguments[C->Args[P->getFunctionScopeIndex()]] = C->Lambda;
-  }
+  auto It = Parameters.find(C->Lambda);
+  if (It == Parameters.end())
+    return true;
+  for (unsigned I : It->second.Any)
+    if (I < C->Args.size())
+      CallArguments[C->Args[I]] = {C->Lambda, llvm::is_contained(It->second.Returned, I)};
   return true;
 }
 
@@ -104,23 +99,27 @@ bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
     return true;
   const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
   Mention M{cast<VarDecl>(V->getCanonicalDecl()), Inside > 0 && InLambda == 0, Init};
-  if (InsideReturned > 0 && InLambda == 1)
+  if (InLambdaArgument && InLambda == 1) {
     M.InLambdaCopy = Lambda;
-  else if (ArgumentOf && InLambda == 0)
-    M.InLambdaCopy = ArgumentOf;
+    M.Returned = *InLambdaArgument;
+  } else if (InCallArgument && InLambda == 0) {
+    M.InLambdaCopy = InCallArgument->first;
+    M.Returned = InCallArgument->second;
+  }
   M.Called = Callees.contains(DRE);
   Mentions.push_back(M);
   return true;
 }
 
-bool RootMentions::onlyInCopies(const ValueDecl *Root) const {
+bool RootMentions::onlyInCopies(const ValueDecl *Root, LambdaCopies Lambdas) const {
   const auto *V = dyn_cast<VarDecl>(Root);
   if (!V)
     return false;
   for (const Mention &M : Mentions) {
     if (M.Var != V || M.InCopy)
       continue;
-    if (CalledLambdas && M.InLambdaCopy && onlyCalled(M.InLambdaCopy))
+    if (M.InLambdaCopy && Lambdas != LambdaCopies::None &&
+        (M.Returned || Lambdas == LambdaCopies::All) && onlyCalled(M.InLambdaCopy))
       continue;
     if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf))
       return false;
@@ -130,13 +129,31 @@ bool RootMentions::onlyInCopies(const ValueDecl *Root) const {
 
 void RootMentions::addArguments(const Expr *Copy) {
   CopySemaphores Sems = copySemaphores(Copy, Api);
-  bool Returned = InLambda == 1 && LambdaReturns && stripWrappers(Copy) == LambdaReturns;
-  for (const Expr *E : {Sems.Send, Sems.Receive})
-    if (E) {
-      SemaphoreArguments.insert(E);
-      if (Returned)
-        ReturnedArguments.insert(E);
-    }
+  bool InOneLambda = CalledLambdas && InLambda == 1;
+  bool Returned = InOneLambda && LambdaReturns && stripWrappers(Copy) == LambdaReturns;
+  for (const Expr *E : {Sems.Send, Sems.Receive}) {
+    if (!E)
+      continue;
+    SemaphoreArguments.insert(E);
+    if (!InOneLambda)
+      continue;
+    LambdaCopyArguments[E] = Returned;
+    // A parameter of the lambda: its calls' arguments are these semaphores.
+    const Expr *Bare = bareArgument(E);
+    if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Bare);
+        CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
+      Bare = bareArgument(CE->getArg(0));
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Bare);
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (!P || P->getDeclContext() != Lambda->getCallOperator())
+      continue;
+    SemaphoreParameters &Params = Parameters[Lambda];
+    unsigned I = P->getFunctionScopeIndex();
+    if (!llvm::is_contained(Params.Any, I))
+      Params.Any.push_back(I);
+    if (Returned && !llvm::is_contained(Params.Returned, I))
+      Params.Returned.push_back(I);
+  }
 }
 
 bool RootMentions::onlyCalled(const LambdaExpr *L) const {

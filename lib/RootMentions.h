@@ -23,12 +23,14 @@ namespace dmalint {
 /// the analysis sees; any other mention (a call of a function it cannot see,
 /// a reference bound to it, a store) may wait it where the analysis does not
 /// look, and so may a copy or a call in a lambda, which the analysis follows
-/// only where it sees the lambda called. With \p CalledLambdas, a semaphore
-/// argument of the copy a lambda returns (`[&](int slot) { return
-/// make_async_copy(...); }`) is followed too when a local holds the lambda
-/// and only ever calls it (`fetch(next).start()`): each call is a copy made
-/// where the analysis sees it. So is an argument of such a call that is the
-/// semaphore of that copy.
+/// only where it sees the lambda called.
+///
+/// With \p CalledLambdas, the walk also notes the semaphore arguments of
+/// copies a lambda makes (not in a lambda of its own) when a local holds the
+/// lambda and the function only ever calls it (`fetch(next).start()`): each
+/// call is inlined by the analysis, so its copies are made where the analysis
+/// sees them. So is an argument of such a call for a semaphore parameter of
+/// those copies. Whether they count is the question's (LambdaCopies).
 class RootMentions : public clang::RecursiveASTVisitor<RootMentions> {
 public:
   RootMentions(const ApiIndex &Api, llvm::ArrayRef<const clang::Expr *> Followed = {},
@@ -42,35 +44,55 @@ public:
   bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE);
   bool VisitDeclRefExpr(clang::DeclRefExpr *DRE);
 
+  /// Which mentions in the copies of lambdas only called count as followed.
+  enum class LambdaCopies {
+    None,
+    Returned, ///< Those of the copy a lambda returns (its one return statement).
+    All,      ///< Those of every copy such a lambda makes.
+  };
   /// True when every mention of \p Root is one the analysis follows.
-  bool onlyInCopies(const clang::ValueDecl *Root) const;
+  bool onlyInCopies(const clang::ValueDecl *Root,
+                    LambdaCopies Lambdas = LambdaCopies::None) const;
+  /// A lambda a local holds whose every mention is a call of it.
+  bool onlyCalled(const clang::LambdaExpr *L) const;
+  /// The local \p L initialises, if one does.
+  const clang::VarDecl *holderOf(const clang::LambdaExpr *L) const { return Holders.lookup(L); }
 
 private:
   struct Mention {
     const clang::VarDecl *Var;
     bool InCopy;
     const clang::VarDecl *InInitOf;
-    /// A semaphore argument of the copy this lambda returns.
+    /// A semaphore argument of a copy this lambda makes, or of its call for one.
     const clang::LambdaExpr *InLambdaCopy = nullptr;
-    bool Called = false; ///< The callee of a call (`fetch(...)`).
+    bool Returned = false; ///< That copy is the one the lambda returns.
+    bool Called = false;   ///< The callee of a call (`fetch(...)`).
+  };
+  /// A lambda's semaphore parameters that are semaphore arguments of its
+  /// copies: of any, and of the one it returns.
+  struct SemaphoreParameters {
+    llvm::SmallVector<unsigned, 2> Any, Returned;
   };
 
   void addArguments(const clang::Expr *Copy);
   /// A local variable mentioned only as a semaphore argument of copies.
   bool isLocalSemaphoreCopy(const clang::VarDecl *V) const;
-  /// A lambda a local holds whose every mention is a call of it.
-  bool onlyCalled(const clang::LambdaExpr *L) const;
 
   const ApiIndex &Api;
   bool CalledLambdas;
-  unsigned Inside = 0, InsideReturned = 0, InLambda = 0;
+  unsigned Inside = 0, InLambda = 0;
   const clang::LambdaExpr *Lambda = nullptr; ///< The innermost one being walked.
   const clang::Expr *LambdaReturns = nullptr; ///< What it returns (returnedConstruction).
-  llvm::DenseSet<const clang::Stmt *> ReturnedArguments; ///< Of the copy it returns.
-  /// Arguments of calls of lambdas that are the semaphores of the copies
-  /// they return, and the innermost one being walked.
-  llvm::DenseMap<const clang::Stmt *, const clang::LambdaExpr *> LambdaArguments;
-  const clang::LambdaExpr *ArgumentOf = nullptr;
+  /// Semaphore arguments of copies in lambdas, true for the returned one's;
+  /// the innermost being walked.
+  llvm::DenseMap<const clang::Stmt *, bool> LambdaCopyArguments;
+  const bool *InLambdaArgument = nullptr;
+  /// Arguments of calls of lambdas for those parameters, with the lambda
+  /// and whether the parameter is the returned copy's; the innermost being
+  /// walked.
+  llvm::DenseMap<const clang::Stmt *, std::pair<const clang::LambdaExpr *, bool>> CallArguments;
+  const std::pair<const clang::LambdaExpr *, bool> *InCallArgument = nullptr;
+  llvm::DenseMap<const clang::LambdaExpr *, SemaphoreParameters> Parameters;
   llvm::DenseSet<const clang::DeclRefExpr *> Callees;
   llvm::DenseMap<const clang::LambdaExpr *, const clang::VarDecl *> Holders;
   std::vector<clang::VarDecl *> Initialising;

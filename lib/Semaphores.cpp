@@ -503,15 +503,24 @@ bool UnwrittenVariables::unwritten(const VarDecl *V) const {
   return !Written.contains(V);
 }
 
-bool UnwrittenVariables::unwrittenLambdaParameter(const ParmVarDecl *P) const {
-  const auto *Op = P ? dyn_cast<CXXMethodDecl>(P->getDeclContext()) : nullptr;
-  if (!Op || !Op->getParent()->isLambda() || P->getType().isVolatileQualified())
+/// Whether \p V is declared in a lambda of \p FD (its class is declared in
+/// the function), whose code the walk sees.
+static bool inLambdaOf(const VarDecl *V, const FunctionDecl &FD) {
+  const auto *Op = V ? dyn_cast<CXXMethodDecl>(V->getDeclContext()) : nullptr;
+  if (!Op || !Op->getParent()->isLambda())
     return false;
-  // A lambda of this function: its class is declared in the function.
   const DeclContext *DC = Op->getParent()->getDeclContext();
   while (DC && DC != &FD && !DC->isFileContext())
     DC = DC->getParent();
-  return DC == &FD && !Written.contains(P);
+  return DC == &FD;
+}
+
+bool UnwrittenVariables::unwrittenLambdaParameter(const ParmVarDecl *P) const {
+  return inLambdaOf(P, FD) && !P->getType().isVolatileQualified() && !Written.contains(P);
+}
+
+bool UnwrittenVariables::keepsLambdaObject(const VarDecl *V) const {
+  return inLambdaOf(V, FD) && !Rebound.contains(V);
 }
 
 bool UnwrittenVariables::invariant(const Expr *E, Evaluation Where) const {

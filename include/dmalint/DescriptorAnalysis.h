@@ -215,6 +215,9 @@ struct DescriptorUse {
   /// The origins that may still be in flight (started, receive side not
   /// waited) just before the call, on some path.
   llvm::SmallVector<OriginId, 2> InFlightBefore;
+  /// Made in a lambda the analysis inlines at its calls (each call reaches
+  /// it, with one origin for the copies the lambda makes at all of them).
+  bool InLambda = false;
 };
 
 /// Bounds on the work one function may take.

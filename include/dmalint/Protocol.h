@@ -77,6 +77,10 @@ struct SemaphoreRace {
   const clang::FunctionDecl *WaitHelper = nullptr, *StartHelper = nullptr;
   const clang::Expr *WaitInHelper = nullptr, *StartInHelper = nullptr;
   const clang::FunctionDecl *WaitIn = nullptr, *StartIn = nullptr;
+  /// Set instead of the helper when a lambda of the function makes W, or
+  /// starts D: the local that holds it (its name), called here (WaitAt,
+  /// Start); the wait or start in it is WaitInHelper, StartInHelper.
+  const clang::VarDecl *WaitLambda = nullptr, *StartLambda = nullptr;
 };
 
 /// The SemaphoreRace of \p A, the analysis of \p FD.

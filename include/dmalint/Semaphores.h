@@ -69,6 +69,8 @@ public:
   bool keepsObject(const clang::VarDecl *V) const {
     return V && V->getDeclContext() == &FD && !Rebound.contains(V);
   }
+  /// The same for a local of a lambda in the function's body.
+  bool keepsLambdaObject(const clang::VarDecl *V) const;
   /// True when \p V is declared in the body of a loop (a new object in each
   /// iteration).
   bool declaredInLoop(const clang::VarDecl *V) const { return InLoop.contains(V); }

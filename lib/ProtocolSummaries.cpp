@@ -280,23 +280,32 @@ bool rootOutsideLambda(const ValueDecl *Root, const LambdaCall &C) {
   return true;
 }
 
+/// The root of \p N (a name written in the lambda \p C calls) at the call:
+/// the argument's name (\p NameOf) for a parameter, the root itself for one
+/// outside the lambda; no indices or steps yet.
+template <typename Name, typename NameOfArgument>
+std::optional<Name> rootAtLambdaCall(const Name &N, const LambdaCall &C,
+                                     const UnwrittenVariables &Vars, NameOfArgument NameOf) {
+  bool IsParameter = false;
+  const Expr *Arg = argumentFor(N.Root, C, Vars, IsParameter);
+  if (IsParameter)
+    return Arg ? NameOf(Arg) : std::nullopt;
+  if (!rootOutsideLambda(N.Root, C))
+    return std::nullopt;
+  Name Out;
+  Out.Root = N.Root;
+  Out.Spelling = N.Spelling;
+  return Out;
+}
+
 } // namespace
 
 std::optional<SemaphoreName> semaphoreAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
                                                    const UnwrittenVariables &Vars) {
-  bool IsParameter = false;
-  const Expr *Arg = argumentFor(N.Root, C, Vars, IsParameter);
-  std::optional<SemaphoreName> Out;
-  if (IsParameter) {
-    if (!Arg || !(Out = semaphoreName(Arg, Vars)))
-      return std::nullopt;
-  } else if (rootOutsideLambda(N.Root, C)) {
-    Out.emplace();
-    Out->Root = N.Root;
-    Out->Spelling = N.Spelling;
-  } else {
+  std::optional<SemaphoreName> Out = rootAtLambdaCall(
+      N, C, Vars, [&](const Expr *Arg) { return semaphoreName(Arg, Vars); });
+  if (!Out)
     return std::nullopt;
-  }
   for (const Expr *Index : N.Indices)
     Out->Indices.push_back(indexAtLambdaCall(Index, C, Vars));
   return Out;
@@ -304,19 +313,10 @@ std::optional<SemaphoreName> semaphoreAtLambdaCall(const SemaphoreName &N, const
 
 std::optional<BufferName> bufferAtLambdaCall(const BufferName &N, const LambdaCall &C,
                                              const ApiIndex &Api, const UnwrittenVariables &Vars) {
-  bool IsParameter = false;
-  const Expr *Arg = argumentFor(N.Root, C, Vars, IsParameter);
-  std::optional<BufferName> Out;
-  if (IsParameter) {
-    if (!Arg || !(Out = bufferName(Arg, Api, Vars)))
-      return std::nullopt;
-  } else if (rootOutsideLambda(N.Root, C)) {
-    Out.emplace();
-    Out->Root = N.Root;
-    Out->Spelling = N.Spelling;
-  } else {
+  std::optional<BufferName> Out = rootAtLambdaCall(
+      N, C, Vars, [&](const Expr *Arg) { return bufferName(Arg, Api, Vars); });
+  if (!Out)
     return std::nullopt;
-  }
   Out->Inexact |= N.Inexact;
   for (const BufferStep &Step : N.Steps) {
     BufferStep At;

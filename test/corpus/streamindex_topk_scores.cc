@@ -131,8 +131,9 @@ void streamindex_scores_kernel(
   auto start_send_scores = [&](std::int32_t bo_slot, std::int32_t sz,
                                std::int32_t token_start, std::int32_t bkv_idx) {
     bo_sz[bo_slot] = sz;
-    copy_or_wait(scores_block_x2.at(bo_slot).slice(0, s.seq_batch_size * sz),
-                 sublane_groups(scores_hbm.slice(token_start, s.seq_batch_size * sz),
+    const std::int32_t rows = s.seq_batch_size * sz;
+    copy_or_wait(scores_block_x2.at(bo_slot).slice(0, rows),
+                 sublane_groups(scores_hbm.slice(token_start, rows),
                                 bkv_idx * num_sublanes_bkv, num_sublanes_bkv),
                  sems.at(kBoSem, bo_slot, 0), false);
   };
@@ -247,9 +248,9 @@ void streamindex_scores_kernel(
       const bool is_last_bkv = bkv_idx + 1 == num_bkv;
       const std::int32_t next_bkv_idx = is_last_bkv ? 0 : bkv_idx + 1;
       const std::int32_t next_kv_bq_idx = is_last_bkv ? bq_idx + 1 : bq_idx;
-      const std::int32_t next_bkv_seq_idx = next_kv_bq_idx == num_bq
-                                                ? batch_start_seq_idx + s.seq_batch_size
-                                                : batch_start_seq_idx;
+      const std::int32_t next_bkv_seq_idx =
+          next_kv_bq_idx == num_bq ? batch_start_seq_idx + s.seq_batch_size
+                                   : batch_start_seq_idx;
       const std::int32_t next_bkv_slot = bkv_slot == 0 ? 1 : 0;
 
       // Prefetch the next bkv, then wait for the current one.

@@ -329,9 +329,11 @@ struct LambdaEvent {
 
 struct LambdaEvents {
   std::vector<LambdaEvent> Starts, Waits;
-  /// Every receive wait in a lambda is one of Waits: the waits each call
-  /// makes are known.
-  bool AllWaits = true;
+  /// The semaphores of the receive waits in lambdas that are not Waits,
+  /// whose calls cannot be told (named in the lambda's terms, so an index of
+  /// its parameters is unknown); with Any, those waits may take any.
+  std::vector<SemaphoreName> UnknownWaits;
+  bool AnyUnknownWait = false;
 };
 
 /// The calls of lambdas the code of \p S makes (not inside a lambda).
@@ -621,15 +623,39 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     for (const DescriptorUse &U : A.Starts)
       if (InLambda(U))
         Collect(U, Events.Starts);
-    for (const DescriptorUse &U : A.ReceiveWaits)
-      if (InLambda(U) && !Collect(U, Events.Waits))
-        Events.AllWaits = false;
+    for (const DescriptorUse &U : A.ReceiveWaits) {
+      if (!InLambda(U) || Collect(U, Events.Waits))
+        continue;
+      // The semaphores it may take: those its copies name outside the
+      // lambda (a captured array), else any.
+      for (const Value &V : U.Values.values()) {
+        const OriginInfo &O = A.origin(V.Origin);
+        const Expr *Sem = O.Site && !O.HelperCall && !O.isParameter()
+                              ? copySemaphores(O.Site, Api).Receive
+                              : nullptr;
+        std::optional<SemaphoreName> N = Sem ? semaphoreName(Sem, Vars) : std::nullopt;
+        if (N && ownRoot(N->Root, FD))
+          Events.UnknownWaits.push_back(std::move(*N));
+        else
+          Events.AnyUnknownWait = true;
+      }
+      if (U.Values.empty())
+        Events.AnyUnknownWait = true;
+    }
   }
-  // Semaphores the copies of lambdas name are followed where every wait a
-  // lambda makes is known at its calls; else only those of returned copies.
-  RootMentions::LambdaCopies Followed = HasEvents && !Events.AllWaits
-                                            ? RootMentions::LambdaCopies::Returned
-                                            : RootMentions::LambdaCopies::All;
+  // Semaphores the copies of lambdas name are followed where no wait a
+  // lambda makes that is not known at its calls may take them; else only
+  // those of returned copies.
+  auto Followed = [&](const SemaphoreName &Sem) {
+    bool Unknown = Events.AnyUnknownWait ||
+                   llvm::any_of(Events.UnknownWaits, [&](const SemaphoreName &N) {
+                     SemaphoreRelation R =
+                         compareSemaphores(Sem, N, Vars, Ctx, Evaluation::SameIteration);
+                     return R != SemaphoreRelation::Disjoint &&
+                            R != SemaphoreRelation::OtherRoot;
+                   });
+    return Unknown ? RootMentions::LambdaCopies::Returned : RootMentions::LambdaCopies::All;
+  };
 
   // Whether the semaphore and destination of a wait may take D's bytes.
   auto MayTake = [&](const LocalCopy &DC, const SemaphoreName &Sem, bool Placeholder,
@@ -769,7 +795,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         continue;
       auto Usable = [&](const std::optional<LocalCopy> &DC) {
         return DC && !DC->Placeholder && ownRoot(DC->Semaphore.Root, FD) &&
-               Roots().onlyInCopies(DC->Semaphore.Root, Followed);
+               Roots().onlyInCopies(DC->Semaphore.Root, Followed(DC->Semaphore));
       };
       // Whether D races with every copy W waits: yes, no, or not provably
       // (an index unknown), when more variables are taken to keep their

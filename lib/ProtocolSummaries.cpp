@@ -255,8 +255,10 @@ bool onlyUnwrittenOfFunction(const Stmt *E, const UnwrittenVariables &Vars) {
   return true;
 }
 
-/// An index written in the lambda, as the caller names it (null: unknown).
-const Expr *indexAtLambdaCall(const Expr *E, const LambdaCall &C, const UnwrittenVariables &Vars) {
+/// An index written in the lambda, as the caller names it (null: unknown):
+/// through the lambda's unwritten locals to what initialises them.
+const Expr *indexAtLambdaCall(const Expr *E, const LambdaCall &C, const UnwrittenVariables &Vars,
+                              unsigned Depth = 0) {
   if (!E)
     return nullptr;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(bareArgument(E))) {
@@ -264,6 +266,10 @@ const Expr *indexAtLambdaCall(const Expr *E, const LambdaCall &C, const Unwritte
     const Expr *Arg = argumentFor(DRE->getDecl(), C, Vars, IsParameter);
     if (IsParameter)
       return Arg;
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (V && V->getInit() && Vars.unwrittenLambdaLocal(V) &&
+        V->getType()->isIntegralOrEnumerationType())
+      return Depth < 4 ? indexAtLambdaCall(V->getInit(), C, Vars, Depth + 1) : nullptr;
   }
   return onlyUnwrittenOfFunction(E, Vars) ? E : nullptr;
 }
@@ -345,15 +351,21 @@ std::string spellRoot(const ValueDecl *Root, const LambdaCall &C, const ASTConte
   return Root && Root->getIdentifier() ? Root->getName().str() : std::string();
 }
 
-/// \p E at the call: the argument for a bare parameter, else as written.
-std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &Ctx) {
+/// \p E at the call: the argument for a bare parameter, what initialises a
+/// local of the lambda, else as written.
+std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &Ctx,
+                          unsigned Depth = 0) {
   if (!E)
     return "";
   if (const auto *DRE = dyn_cast<DeclRefExpr>(bareArgument(E))) {
-    const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
-    if (P && P->getDeclContext() == C.Lambda->getCallOperator()) {
-      unsigned I = P->getFunctionScopeIndex();
-      return I < C.Args.size() ? spelling(C.Args[I], Ctx) : std::string();
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (V && V->getDeclContext() == C.Lambda->getCallOperator()) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
+        unsigned I = P->getFunctionScopeIndex();
+        return I < C.Args.size() ? spelling(C.Args[I], Ctx) : std::string();
+      }
+      if (V->getInit() && Depth < 4)
+        return spellAtLambda(V->getInit(), C, Ctx, Depth + 1);
     }
   }
   return spelling(E, Ctx);

@@ -111,17 +111,21 @@ bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
   return true;
 }
 
+bool RootMentions::inCopy(const Mention &M, LambdaCopies Lambdas) const {
+  if (M.InCopy)
+    return true;
+  return M.InLambdaCopy && Lambdas != LambdaCopies::None &&
+         (M.Returned || Lambdas == LambdaCopies::All) && onlyCalled(M.InLambdaCopy);
+}
+
 bool RootMentions::onlyInCopies(const ValueDecl *Root, LambdaCopies Lambdas) const {
   const auto *V = dyn_cast<VarDecl>(Root);
   if (!V)
     return false;
   for (const Mention &M : Mentions) {
-    if (M.Var != V || M.InCopy)
+    if (M.Var != V || inCopy(M, Lambdas))
       continue;
-    if (M.InLambdaCopy && Lambdas != LambdaCopies::None &&
-        (M.Returned || Lambdas == LambdaCopies::All) && onlyCalled(M.InLambdaCopy))
-      continue;
-    if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf))
+    if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf, Lambdas))
       return false;
   }
   return true;
@@ -166,12 +170,12 @@ bool RootMentions::onlyCalled(const LambdaExpr *L) const {
   return llvm::all_of(Mentions, [&](const Mention &M) { return M.Var != Holder || M.Called; });
 }
 
-bool RootMentions::isLocalSemaphoreCopy(const VarDecl *V) const {
+bool RootMentions::isLocalSemaphoreCopy(const VarDecl *V, LambdaCopies Lambdas) const {
   if (!V->isLocalVarDecl() || isa<ParmVarDecl>(V))
     return false;
   const VarDecl *Canonical = V->getCanonicalDecl();
   for (const Mention &M : Mentions)
-    if (M.Var == Canonical && !M.InCopy)
+    if (M.Var == Canonical && !inCopy(M, Lambdas))
       return false;
   return true;
 }

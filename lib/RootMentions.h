@@ -75,8 +75,10 @@ private:
   };
 
   void addArguments(const clang::Expr *Copy);
+  /// Whether \p M is a semaphore argument of a copy the question follows.
+  bool inCopy(const Mention &M, LambdaCopies Lambdas) const;
   /// A local variable mentioned only as a semaphore argument of copies.
-  bool isLocalSemaphoreCopy(const clang::VarDecl *V) const;
+  bool isLocalSemaphoreCopy(const clang::VarDecl *V, LambdaCopies Lambdas) const;
 
   const ApiIndex &Api;
   bool CalledLambdas;

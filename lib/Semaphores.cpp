@@ -303,8 +303,10 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
     return std::nullopt;
   // A local copy of (or reference to) a semaphore or buffer: what
   // initialised it.
-  if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() && Vars.unwritten(V) &&
-      !V->getType()->isArrayType()) {
+  // (Also a local of a lambda of the function: named at a call of the
+  // lambda, where its parameters become the call's arguments.)
+  if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() &&
+      (Vars.unwritten(V) || Vars.unwrittenLambdaLocal(V)) && !V->getType()->isArrayType()) {
     if (!defaultConstructed(V))
       return NameRoot{nullptr, V->getInit()};
     if (Vars.declaredInLoop(V))
@@ -517,6 +519,11 @@ static bool inLambdaOf(const VarDecl *V, const FunctionDecl &FD) {
 
 bool UnwrittenVariables::unwrittenLambdaParameter(const ParmVarDecl *P) const {
   return inLambdaOf(P, FD) && !P->getType().isVolatileQualified() && !Written.contains(P);
+}
+
+bool UnwrittenVariables::unwrittenLambdaLocal(const VarDecl *V) const {
+  return inLambdaOf(V, FD) && !isa<ParmVarDecl>(V) && V->isLocalVarDecl() &&
+         !V->getType().isVolatileQualified() && !Written.contains(V);
 }
 
 bool UnwrittenVariables::keepsLambdaObject(const VarDecl *V) const {

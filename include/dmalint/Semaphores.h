@@ -58,6 +58,9 @@ public:
   /// The same for a parameter of a lambda in the function's body: the walk
   /// sees the lambda's code too.
   bool unwrittenLambdaParameter(const clang::ParmVarDecl *P) const;
+  /// The same for a local of a lambda in the function's body (a new one at
+  /// each call of the lambda: not invariant).
+  bool unwrittenLambdaLocal(const clang::VarDecl *V) const;
   /// True when \p E has the same value wherever it is evaluated in the
   /// function: constants, unwritten parameters, unwritten locals declared
   /// outside every loop, and device queries (program_id(0), axis_index("x"))

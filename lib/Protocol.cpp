@@ -9,6 +9,7 @@
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <map>
 
 using namespace clang;
@@ -336,16 +337,23 @@ struct LambdaEvents {
   bool AnyUnknownWait = false;
 };
 
-/// The calls of lambdas the code of \p S makes (not inside a lambda).
+/// The calls of lambdas the code of \p S makes: its own (\p Direct), and
+/// those in the bodies of lambdas (\p Nested).
 void collectLambdaCalls(const Stmt *S,
-                        llvm::DenseMap<const LambdaExpr *, std::vector<LambdaCall>> &Out) {
-  if (!S || isa<LambdaExpr>(S))
+                        llvm::DenseMap<const LambdaExpr *, std::vector<LambdaCall>> &Direct,
+                        llvm::SmallPtrSetImpl<const LambdaExpr *> &Nested, bool InLambda = false) {
+  if (!S)
     return;
+  InLambda |= isa<LambdaExpr>(S);
   if (const auto *E = dyn_cast<Expr>(S))
-    if (std::optional<LambdaCall> C = isa<CXXOperatorCallExpr>(E) ? lambdaCall(E) : std::nullopt)
-      Out[C->Lambda].push_back(std::move(*C));
+    if (std::optional<LambdaCall> C = isa<CXXOperatorCallExpr>(E) ? lambdaCall(E) : std::nullopt) {
+      if (InLambda)
+        Nested.insert(C->Lambda);
+      else
+        Direct[C->Lambda].push_back(std::move(*C));
+    }
   for (const Stmt *Child : S->children())
-    collectLambdaCalls(Child, Out);
+    collectLambdaCalls(Child, Direct, Nested, InLambda);
 }
 
 bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
@@ -545,7 +553,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   bool HasEvents = llvm::any_of(A.Starts, InLambda) || llvm::any_of(A.ReceiveWaits, InLambda);
   if (HasEvents) {
     llvm::DenseMap<const LambdaExpr *, std::vector<LambdaCall>> Calls;
-    collectLambdaCalls(FD.getBody(), Calls);
+    llvm::SmallPtrSet<const LambdaExpr *, 4> CalledInLambdas;
+    collectLambdaCalls(FD.getBody(), Calls, CalledInLambdas);
     auto Collect = [&](const DescriptorUse &U, std::vector<LambdaEvent> &Out) {
       // In one lambda of the function, at most under `if (flag)` on a bool
       // parameter of it: nothing else decides whether a call makes it.
@@ -578,8 +587,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       if (!L || !Parents().getParent(U.Call))
         return false;
       const CXXMethodDecl *Op = L->getCallOperator();
+      // Every call of it is one the function's own code makes.
       auto It = Calls.find(L);
-      if (It == Calls.end() || !Roots().onlyCalled(L) ||
+      if (It == Calls.end() || CalledInLambdas.count(L) || !Roots().onlyCalled(L) ||
           (Flag && (Flag->getDeclContext() != Op || !Vars.unwrittenLambdaParameter(Flag))))
         return false;
       // On a copy the lambda makes: the construction itself, or a local of
@@ -634,6 +644,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
                               ? copySemaphores(O.Site, Api).Receive
                               : nullptr;
         std::optional<SemaphoreName> N = Sem ? semaphoreName(Sem, Vars) : std::nullopt;
+        if (!N && !O.HelperCall) // A copy another lambda returns to this one.
+          if (std::optional<LocalCopy> Returned = lambdaCopy(O, Api, Vars, Ctx))
+            N = Returned->Semaphore;
         if (N && ownRoot(N->Root, FD))
           Events.UnknownWaits.push_back(std::move(*N));
         else
@@ -644,9 +657,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     }
   }
   // Semaphores the copies of lambdas name are followed where no wait a
-  // lambda makes that is not known at its calls may take them; else only
-  // those of returned copies.
-  auto Followed = [&](const SemaphoreName &Sem) {
+  // lambda makes that is not known at its calls may take them; else none
+  // (such a wait may follow any start).
+  auto LambdaCopiesFollowed = [&](const SemaphoreName &Sem) {
     bool Unknown = Events.AnyUnknownWait ||
                    llvm::any_of(Events.UnknownWaits, [&](const SemaphoreName &N) {
                      SemaphoreRelation R =
@@ -654,7 +667,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
                      return R != SemaphoreRelation::Disjoint &&
                             R != SemaphoreRelation::OtherRoot;
                    });
-    return Unknown ? RootMentions::LambdaCopies::Returned : RootMentions::LambdaCopies::All;
+    return !Unknown;
   };
 
   // Whether the semaphore and destination of a wait may take D's bytes.
@@ -672,7 +685,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   // Whether a wait after \p Start (in its iteration) may take D's bytes:
   // one of the function's own, or one a helper it calls makes.
   auto Covered = [&](OriginId D, const LocalCopy &DC, const Expr *Start, const Stmt *Loop,
-                     const WaitSite &Except) {
+                     const WaitSite &Except, const LambdaEvent *StartEvent) {
     auto After = [&](const Expr *At) {
       return Before(Start, At) && (!Loop || contains(Loop, At, Parents()));
     };
@@ -690,7 +703,11 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       }
     }
     for (const LambdaEvent &E : Events.Waits) {
-      if (&E == Except.Event || !After(E.Call))
+      // After the start: at a later call, or later in the same call of the
+      // lambda that starts it.
+      bool LaterInCall = StartEvent && E.Call == StartEvent->Call &&
+                         Before(StartEvent->Use->Call, E.Use->Call);
+      if (&E == Except.Event || (!After(E.Call) && !LaterInCall))
         continue;
       if (!E.Decided || !E.Copy ||
           MayTake(DC, E.Copy->Semaphore, E.Copy->Placeholder, &E.Copy->Target))
@@ -795,7 +812,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         continue;
       auto Usable = [&](const std::optional<LocalCopy> &DC) {
         return DC && !DC->Placeholder && ownRoot(DC->Semaphore.Root, FD) &&
-               Roots().onlyInCopies(DC->Semaphore.Root, Followed(DC->Semaphore));
+               Roots().onlyInCopies(DC->Semaphore.Root, LambdaCopiesFollowed(DC->Semaphore));
       };
       // Whether D races with every copy W waits: yes, no, or not provably
       // (an index unknown), when more variables are taken to keep their
@@ -875,7 +892,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           continue;
         Placement AtStart = placementOf(Start, Loop, Parents());
         if (AtStart.InLambda || exclusive(AtStart, placementOf(W.At, Loop, Parents()), Ctx) ||
-            Covered(D, *DC, Start, Loop, W))
+            Covered(D, *DC, Start, Loop, W, S.Event))
           continue;
         SemaphoreRace R;
         R.Wait = W.Use;

@@ -20,16 +20,15 @@ bool RootMentions::TraverseStmt(Stmt *S) {
   if (!S)
     return true;
   bool Allowed = SemaphoreArguments.contains(S);
-  const bool *OuterLambdaArgument = InLambdaArgument;
-  const auto *OuterCallArgument = InCallArgument;
-  if (auto It = LambdaCopyArguments.find(S); It != LambdaCopyArguments.end())
-    InLambdaArgument = &It->second;
-  if (auto It = CallArguments.find(S); It != CallArguments.end())
-    InCallArgument = &It->second;
+  bool LambdaArgument = LambdaCopyArguments.contains(S);
+  const LambdaExpr *OuterCallArgument = InCallArgument;
+  if (const LambdaExpr *L = CallArguments.lookup(S))
+    InCallArgument = L;
   Inside += Allowed;
+  InLambdaArgument += LambdaArgument;
   bool Result = RecursiveASTVisitor::TraverseStmt(S);
   Inside -= Allowed;
-  InLambdaArgument = OuterLambdaArgument;
+  InLambdaArgument -= LambdaArgument;
   InCallArgument = OuterCallArgument;
   return Result;
 }
@@ -37,12 +36,9 @@ bool RootMentions::TraverseStmt(Stmt *S) {
 bool RootMentions::TraverseLambdaExpr(LambdaExpr *L) {
   ++InLambda;
   const LambdaExpr *Outer = Lambda;
-  const Expr *OuterReturned = LambdaReturns;
   Lambda = L;
-  LambdaReturns = CalledLambdas ? returnedConstruction(*L->getCallOperator()) : nullptr;
   bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
   Lambda = Outer;
-  LambdaReturns = OuterReturned;
   --InLambda;
   return Result;
 }
@@ -73,12 +69,12 @@ bool RootMentions::VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
   std::optional<LambdaCall> C = CalledLambdas ? lambdaCall(Call) : std::nullopt;
   if (!C)
     return true;
-  auto It = Parameters.find(C->Lambda);
-  if (It == Parameters.end())
+  auto It = SemaphoreParameters.find(C->Lambda);
+  if (It == SemaphoreParameters.end())
     return true;
-  for (unsigned I : It->second.Any)
+  for (unsigned I : It->second)
     if (I < C->Args.size())
-      CallArguments[C->Args[I]] = {C->Lambda, llvm::is_contained(It->second.Returned, I)};
+      CallArguments[C->Args[I]] = C->Lambda;
   return true;
 }
 
@@ -99,33 +95,27 @@ bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
     return true;
   const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
   Mention M{cast<VarDecl>(V->getCanonicalDecl()), Inside > 0 && InLambda == 0, Init};
-  if (InLambdaArgument && InLambda == 1) {
+  if (InLambdaArgument > 0 && InLambda == 1)
     M.InLambdaCopy = Lambda;
-    M.Returned = *InLambdaArgument;
-  } else if (InCallArgument && InLambda == 0) {
-    M.InLambdaCopy = InCallArgument->first;
-    M.Returned = InCallArgument->second;
-  }
+  else if (InCallArgument && InLambda == 0)
+    M.InLambdaCopy = InCallArgument;
   M.Called = Callees.contains(DRE);
   Mentions.push_back(M);
   return true;
 }
 
-bool RootMentions::inCopy(const Mention &M, LambdaCopies Lambdas) const {
-  if (M.InCopy)
-    return true;
-  return M.InLambdaCopy && Lambdas != LambdaCopies::None &&
-         (M.Returned || Lambdas == LambdaCopies::All) && onlyCalled(M.InLambdaCopy);
+bool RootMentions::inCopy(const Mention &M, bool LambdaCopies) const {
+  return M.InCopy || (LambdaCopies && M.InLambdaCopy && onlyCalled(M.InLambdaCopy));
 }
 
-bool RootMentions::onlyInCopies(const ValueDecl *Root, LambdaCopies Lambdas) const {
+bool RootMentions::onlyInCopies(const ValueDecl *Root, bool LambdaCopies) const {
   const auto *V = dyn_cast<VarDecl>(Root);
   if (!V)
     return false;
   for (const Mention &M : Mentions) {
-    if (M.Var != V || inCopy(M, Lambdas))
+    if (M.Var != V || inCopy(M, LambdaCopies))
       continue;
-    if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf, Lambdas))
+    if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf, LambdaCopies))
       return false;
   }
   return true;
@@ -134,14 +124,13 @@ bool RootMentions::onlyInCopies(const ValueDecl *Root, LambdaCopies Lambdas) con
 void RootMentions::addArguments(const Expr *Copy) {
   CopySemaphores Sems = copySemaphores(Copy, Api);
   bool InOneLambda = CalledLambdas && InLambda == 1;
-  bool Returned = InOneLambda && LambdaReturns && stripWrappers(Copy) == LambdaReturns;
   for (const Expr *E : {Sems.Send, Sems.Receive}) {
     if (!E)
       continue;
     SemaphoreArguments.insert(E);
     if (!InOneLambda)
       continue;
-    LambdaCopyArguments[E] = Returned;
+    LambdaCopyArguments.insert(E);
     // A parameter of the lambda: its calls' arguments are these semaphores.
     const Expr *Bare = bareArgument(E);
     if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Bare);
@@ -151,12 +140,9 @@ void RootMentions::addArguments(const Expr *Copy) {
     const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
     if (!P || P->getDeclContext() != Lambda->getCallOperator())
       continue;
-    SemaphoreParameters &Params = Parameters[Lambda];
-    unsigned I = P->getFunctionScopeIndex();
-    if (!llvm::is_contained(Params.Any, I))
-      Params.Any.push_back(I);
-    if (Returned && !llvm::is_contained(Params.Returned, I))
-      Params.Returned.push_back(I);
+    llvm::SmallVector<unsigned, 2> &Params = SemaphoreParameters[Lambda];
+    if (!llvm::is_contained(Params, P->getFunctionScopeIndex()))
+      Params.push_back(P->getFunctionScopeIndex());
   }
 }
 
@@ -170,12 +156,12 @@ bool RootMentions::onlyCalled(const LambdaExpr *L) const {
   return llvm::all_of(Mentions, [&](const Mention &M) { return M.Var != Holder || M.Called; });
 }
 
-bool RootMentions::isLocalSemaphoreCopy(const VarDecl *V, LambdaCopies Lambdas) const {
+bool RootMentions::isLocalSemaphoreCopy(const VarDecl *V, bool LambdaCopies) const {
   if (!V->isLocalVarDecl() || isa<ParmVarDecl>(V))
     return false;
   const VarDecl *Canonical = V->getCanonicalDecl();
   for (const Mention &M : Mentions)
-    if (M.Var == Canonical && !inCopy(M, Lambdas))
+    if (M.Var == Canonical && !inCopy(M, LambdaCopies))
       return false;
   return true;
 }

@@ -30,7 +30,8 @@ namespace dmalint {
 /// lambda and the function only ever calls it (`fetch(next).start()`): each
 /// call is inlined by the analysis, so its copies are made where the analysis
 /// sees them. So is an argument of such a call for a semaphore parameter of
-/// those copies. Whether they count is the question's (LambdaCopies).
+/// those copies. Whether they count is the question's (\p LambdaCopies of
+/// onlyInCopies).
 class RootMentions : public clang::RecursiveASTVisitor<RootMentions> {
 public:
   RootMentions(const ApiIndex &Api, llvm::ArrayRef<const clang::Expr *> Followed = {},
@@ -44,15 +45,10 @@ public:
   bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE);
   bool VisitDeclRefExpr(clang::DeclRefExpr *DRE);
 
-  /// Which mentions in the copies of lambdas only called count as followed.
-  enum class LambdaCopies {
-    None,
-    Returned, ///< Those of the copy a lambda returns (its one return statement).
-    All,      ///< Those of every copy such a lambda makes.
-  };
-  /// True when every mention of \p Root is one the analysis follows.
-  bool onlyInCopies(const clang::ValueDecl *Root,
-                    LambdaCopies Lambdas = LambdaCopies::None) const;
+  /// True when every mention of \p Root is one the analysis follows; with
+  /// \p LambdaCopies, also the semaphore arguments of the copies of lambdas
+  /// only called, and of their calls.
+  bool onlyInCopies(const clang::ValueDecl *Root, bool LambdaCopies = false) const;
   /// A lambda a local holds whose every mention is a call of it.
   bool onlyCalled(const clang::LambdaExpr *L) const;
   /// The local \p L initialises, if one does.
@@ -65,36 +61,27 @@ private:
     const clang::VarDecl *InInitOf;
     /// A semaphore argument of a copy this lambda makes, or of its call for one.
     const clang::LambdaExpr *InLambdaCopy = nullptr;
-    bool Returned = false; ///< That copy is the one the lambda returns.
-    bool Called = false;   ///< The callee of a call (`fetch(...)`).
+    bool Called = false; ///< The callee of a call (`fetch(...)`).
   };
-  /// A lambda's semaphore parameters that are semaphore arguments of its
-  /// copies: of any, and of the one it returns.
-  struct SemaphoreParameters {
-    llvm::SmallVector<unsigned, 2> Any, Returned;
-  };
-
   void addArguments(const clang::Expr *Copy);
   /// Whether \p M is a semaphore argument of a copy the question follows.
-  bool inCopy(const Mention &M, LambdaCopies Lambdas) const;
+  bool inCopy(const Mention &M, bool LambdaCopies) const;
   /// A local variable mentioned only as a semaphore argument of copies.
-  bool isLocalSemaphoreCopy(const clang::VarDecl *V, LambdaCopies Lambdas) const;
+  bool isLocalSemaphoreCopy(const clang::VarDecl *V, bool LambdaCopies) const;
 
   const ApiIndex &Api;
   bool CalledLambdas;
   unsigned Inside = 0, InLambda = 0;
   const clang::LambdaExpr *Lambda = nullptr; ///< The innermost one being walked.
-  const clang::Expr *LambdaReturns = nullptr; ///< What it returns (returnedConstruction).
-  /// Semaphore arguments of copies in lambdas, true for the returned one's;
-  /// the innermost being walked.
-  llvm::DenseMap<const clang::Stmt *, bool> LambdaCopyArguments;
-  const bool *InLambdaArgument = nullptr;
-  /// Arguments of calls of lambdas for those parameters, with the lambda
-  /// and whether the parameter is the returned copy's; the innermost being
-  /// walked.
-  llvm::DenseMap<const clang::Stmt *, std::pair<const clang::LambdaExpr *, bool>> CallArguments;
-  const std::pair<const clang::LambdaExpr *, bool> *InCallArgument = nullptr;
-  llvm::DenseMap<const clang::LambdaExpr *, SemaphoreParameters> Parameters;
+  /// Semaphore arguments of copies in lambdas; whether one is being walked.
+  llvm::DenseSet<const clang::Stmt *> LambdaCopyArguments;
+  unsigned InLambdaArgument = 0;
+  /// Arguments of calls of lambdas for their parameters that are semaphore
+  /// arguments of their copies (SemaphoreParameters), with the lambda; the
+  /// innermost being walked.
+  llvm::DenseMap<const clang::Stmt *, const clang::LambdaExpr *> CallArguments;
+  const clang::LambdaExpr *InCallArgument = nullptr;
+  llvm::DenseMap<const clang::LambdaExpr *, llvm::SmallVector<unsigned, 2>> SemaphoreParameters;
   llvm::DenseSet<const clang::DeclRefExpr *> Callees;
   llvm::DenseMap<const clang::LambdaExpr *, const clang::VarDecl *> Holders;
   std::vector<clang::VarDecl *> Initialising;

@@ -211,10 +211,17 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD) {
   return V && (isa<ParmVarDecl>(V) || V->isLocalVarDecl()) && V->getDeclContext() == &FD;
 }
 
+/// Whether \p O is a local copy made at its site in the function (by a
+/// construction, a wrapper's call or a lambda's call), not one a parameter,
+/// a summary or a helper brings, nor a fold of several.
+bool madeLocalCopy(const OriginInfo &O) {
+  return O.Site && !O.HelperCall && O.Kind == Remoteness::Local && !O.isParameter() &&
+         !O.Imported && !O.Folded && !O.Engaged;
+}
+
 std::optional<LocalCopy> localCopy(const OriginInfo &O, const ApiIndex &Api,
                                    const UnwrittenVariables &Vars, const ASTContext &Ctx) {
-  if (O.Kind != Remoteness::Local || !O.Site || O.isParameter() || O.Imported || O.Folded ||
-      O.Engaged || !Api.isCopy(*O.Site))
+  if (!madeLocalCopy(O) || !Api.isCopy(*O.Site))
     return std::nullopt;
   const Expr *Sem = copySemaphores(O.Site, Api).Receive;
   CopyBuffers Buffers = copyBuffers(O.Site, Api);
@@ -256,9 +263,8 @@ std::optional<LocalCopy> copyAtCall(const SummarySemaphore &Sem,
 std::optional<LocalCopy> returnedCopy(const FunctionAnalysis &A, const OriginInfo &O,
                                       const ApiIndex &Api, const UnwrittenVariables &Vars,
                                       const ASTContext &Ctx) {
-  auto It = O.Site ? A.ReturnedCopies.find(O.Site) : A.ReturnedCopies.end();
-  if (It == A.ReturnedCopies.end() || O.Kind != Remoteness::Local || O.isParameter() ||
-      O.Imported || O.Folded || O.Engaged)
+  auto It = madeLocalCopy(O) ? A.ReturnedCopies.find(O.Site) : A.ReturnedCopies.end();
+  if (It == A.ReturnedCopies.end())
     return std::nullopt;
   const ReturnedCopy &R = It->second;
   llvm::SmallVector<const Expr *, 8> Args = callArguments(O.Site);
@@ -304,9 +310,8 @@ std::optional<LocalCopy> copyAtLambdaCall(const Expr *Site, const LambdaCall &C,
 /// statement makes it, and it is named with the call's arguments.
 std::optional<LocalCopy> lambdaCopy(const OriginInfo &O, const ApiIndex &Api,
                                     const UnwrittenVariables &Vars, const ASTContext &Ctx) {
-  std::optional<LambdaCall> C = O.Site ? lambdaCall(O.Site) : std::nullopt;
-  if (!C || O.Kind != Remoteness::Local || O.isParameter() || O.Imported || O.Folded ||
-      O.Engaged)
+  std::optional<LambdaCall> C = madeLocalCopy(O) ? lambdaCall(O.Site) : std::nullopt;
+  if (!C)
     return std::nullopt;
   return copyAtLambdaCall(returnedConstruction(*C->Lambda->getCallOperator()), *C, Api, Vars,
                           Ctx);
@@ -337,23 +342,17 @@ struct LambdaEvents {
   bool AnyUnknownWait = false;
 };
 
-/// The calls of lambdas the code of \p S makes: its own (\p Direct), and
-/// those in the bodies of lambdas (\p Nested).
-void collectLambdaCalls(const Stmt *S,
-                        llvm::DenseMap<const LambdaExpr *, std::vector<LambdaCall>> &Direct,
-                        llvm::SmallPtrSetImpl<const LambdaExpr *> &Nested, bool InLambda = false) {
-  if (!S)
-    return;
-  InLambda |= isa<LambdaExpr>(S);
-  if (const auto *E = dyn_cast<Expr>(S))
-    if (std::optional<LambdaCall> C = isa<CXXOperatorCallExpr>(E) ? lambdaCall(E) : std::nullopt) {
-      if (InLambda)
-        Nested.insert(C->Lambda);
-      else
-        Direct[C->Lambda].push_back(std::move(*C));
-    }
-  for (const Stmt *Child : S->children())
-    collectLambdaCalls(Child, Direct, Nested, InLambda);
+/// Whether the member call \p Use is made on the copy the construction
+/// \p Made makes: on it as made (`make_async_copy(...).start()`), or on a
+/// local it initialises that keeps the object (UnwrittenVariables::keepsObject).
+bool actsOnMade(const CXXMemberCallExpr *Use, const Expr *Made, const UnwrittenVariables &Vars) {
+  const Expr *Object = Use ? stripWrappers(Use->getImplicitObjectArgument()) : nullptr;
+  if (!Object || Object == Made)
+    return Object != nullptr;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Object);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return V && V->isLocalVarDecl() && !V->isStaticLocal() && !V->getType()->isReferenceType() &&
+         V->getInit() && stripWrappers(V->getInit()) == Made && Vars.keepsObject(V);
 }
 
 bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
@@ -552,9 +551,6 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   LambdaEvents Events;
   bool HasEvents = llvm::any_of(A.Starts, InLambda) || llvm::any_of(A.ReceiveWaits, InLambda);
   if (HasEvents) {
-    llvm::DenseMap<const LambdaExpr *, std::vector<LambdaCall>> Calls;
-    llvm::SmallPtrSet<const LambdaExpr *, 4> CalledInLambdas;
-    collectLambdaCalls(FD.getBody(), Calls, CalledInLambdas);
     auto Collect = [&](const DescriptorUse &U, std::vector<LambdaEvent> &Out) {
       // In one lambda of the function, at most under `if (flag)` on a bool
       // parameter of it: nothing else decides whether a call makes it.
@@ -588,9 +584,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         return false;
       const CXXMethodDecl *Op = L->getCallOperator();
       // Every call of it is one the function's own code makes.
-      auto It = Calls.find(L);
-      if (It == Calls.end() || CalledInLambdas.count(L) || !Roots().onlyCalled(L) ||
-          (Flag && (Flag->getDeclContext() != Op || !Vars.unwrittenLambdaParameter(Flag))))
+      llvm::ArrayRef<LambdaCall> Calls = Roots().callsOf(L);
+      if (Calls.empty() || Roots().calledInLambda(L) || !Roots().onlyCalled(L) ||
+          (Flag && (Flag->getDeclContext() != Op || !Vars.unwrittenInLambda(Flag))))
         return false;
       // On a copy the lambda makes: the construction itself, or a local of
       // the lambda it initialises that is never assigned.
@@ -598,20 +594,17 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       if (Values.size() != 1)
         return false;
       const OriginInfo &O = A.origin(Values.front().Origin);
-      if (!O.Site || O.Kind != Remoteness::Local || O.isParameter() || O.Imported || O.Folded ||
-          O.Engaged || O.HelperCall)
+      if (!madeLocalCopy(O))
         return false;
       const Expr *Site = stripWrappers(O.Site);
-      const Expr *Object = stripWrappers(U.Call->getImplicitObjectArgument());
-      if (Object != Site) {
-        const auto *Local = dyn_cast<DeclRefExpr>(Object);
-        const auto *V = Local ? dyn_cast<VarDecl>(Local->getDecl()) : nullptr;
-        if (!V || V->getDeclContext() != Op || V->isStaticLocal() ||
-            V->getType()->isReferenceType() || !V->getInit() ||
-            stripWrappers(V->getInit()) != Site || !Vars.keepsLambdaObject(V))
-          return false;
-      }
-      for (const LambdaCall &C : It->second) {
+      if (!actsOnMade(U.Call, Site, Vars))
+        return false;
+      // Made in the lambda: not a copy the function made and it captures.
+      if (const auto *Local =
+              dyn_cast<DeclRefExpr>(stripWrappers(U.Call->getImplicitObjectArgument()));
+          Local && Local->getDecl()->getDeclContext() != Op)
+        return false;
+      for (const LambdaCall &C : Calls) {
         LambdaEvent E;
         E.Call = C.Call;
         E.Use = &U;
@@ -752,13 +745,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     if (stripWrappers(Use) == Made)
       return true;
     const auto *MC = dyn_cast<CXXMemberCallExpr>(Use);
-    const Expr *Object = MC ? stripWrappers(MC->getImplicitObjectArgument()) : nullptr;
-    if (Object == Made)
+    if (MC && stripWrappers(MC->getImplicitObjectArgument()) == Made)
       return true;
-    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Object);
-    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-    if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || V->getType()->isReferenceType() ||
-        !V->getInit() || stripWrappers(V->getInit()) != Made || !Vars.keepsObject(V))
+    if (!actsOnMade(MC, Made, Vars))
       return false;
     return !Loop || contains(loopBody(Loop), Made, Parents());
   };

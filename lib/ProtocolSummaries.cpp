@@ -234,7 +234,7 @@ const Expr *argumentFor(const ValueDecl *D, const LambdaCall &C, const Unwritten
                         bool &IsParameter) {
   const auto *P = dyn_cast_or_null<ParmVarDecl>(D);
   IsParameter = P && P->getDeclContext() == C.Lambda->getCallOperator();
-  if (!IsParameter || !Vars.unwrittenLambdaParameter(P))
+  if (!IsParameter || !Vars.unwrittenInLambda(P))
     return nullptr;
   unsigned I = P->getFunctionScopeIndex();
   if (I >= C.Args.size() || isa<CXXDefaultArgExpr>(C.Args[I]))
@@ -267,7 +267,7 @@ const Expr *indexAtLambdaCall(const Expr *E, const LambdaCall &C, const Unwritte
     if (IsParameter)
       return Arg;
     const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (V && V->getInit() && Vars.unwrittenLambdaLocal(V) &&
+    if (V && V->isLocalVarDecl() && V->getInit() && Vars.unwrittenInLambda(V) &&
         V->getType()->isIntegralOrEnumerationType())
       return Depth < 4 ? indexAtLambdaCall(V->getInit(), C, Vars, Depth + 1) : nullptr;
   }

@@ -1,7 +1,6 @@
 //===- RootMentions.cpp - Where a function mentions semaphore roots -------===//
 #include "RootMentions.h"
 #include "dmalint/AstUtil.h"
-#include "dmalint/ProtocolSummary.h"
 #include "dmalint/Semaphores.h"
 #include "clang/AST/ExprCXX.h"
 
@@ -69,12 +68,14 @@ bool RootMentions::VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
   std::optional<LambdaCall> C = CalledLambdas ? lambdaCall(Call) : std::nullopt;
   if (!C)
     return true;
-  auto It = SemaphoreParameters.find(C->Lambda);
-  if (It == SemaphoreParameters.end())
-    return true;
-  for (unsigned I : It->second)
-    if (I < C->Args.size())
-      CallArguments[C->Args[I]] = C->Lambda;
+  if (auto It = SemaphoreParameters.find(C->Lambda); It != SemaphoreParameters.end())
+    for (unsigned I : It->second)
+      if (I < C->Args.size())
+        CallArguments[C->Args[I]] = C->Lambda;
+  if (InLambda > 0)
+    CalledInLambdas.insert(C->Lambda);
+  else
+    Calls[C->Lambda].push_back(std::move(*C));
   return true;
 }
 

@@ -9,9 +9,11 @@
 #define DMALINT_LIB_ROOTMENTIONS_H
 
 #include "dmalint/ApiModel.h"
+#include "dmalint/ProtocolSummary.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <vector>
 
 namespace dmalint {
@@ -53,6 +55,15 @@ public:
   bool onlyCalled(const clang::LambdaExpr *L) const;
   /// The local \p L initialises, if one does.
   const clang::VarDecl *holderOf(const clang::LambdaExpr *L) const { return Holders.lookup(L); }
+  /// The calls of \p L the function's own code makes (with CalledLambdas).
+  llvm::ArrayRef<LambdaCall> callsOf(const clang::LambdaExpr *L) const {
+    auto It = Calls.find(L);
+    if (It == Calls.end())
+      return {};
+    return It->second;
+  }
+  /// Whether code in a lambda calls \p L (with CalledLambdas).
+  bool calledInLambda(const clang::LambdaExpr *L) const { return CalledInLambdas.contains(L); }
 
 private:
   struct Mention {
@@ -82,6 +93,8 @@ private:
   llvm::DenseMap<const clang::Stmt *, const clang::LambdaExpr *> CallArguments;
   const clang::LambdaExpr *InCallArgument = nullptr;
   llvm::DenseMap<const clang::LambdaExpr *, llvm::SmallVector<unsigned, 2>> SemaphoreParameters;
+  llvm::DenseMap<const clang::LambdaExpr *, std::vector<LambdaCall>> Calls;
+  llvm::SmallPtrSet<const clang::LambdaExpr *, 4> CalledInLambdas;
   llvm::DenseSet<const clang::DeclRefExpr *> Callees;
   llvm::DenseMap<const clang::LambdaExpr *, const clang::VarDecl *> Holders;
   std::vector<clang::VarDecl *> Initialising;

@@ -306,7 +306,7 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
   // (Also a local of a lambda of the function: named at a call of the
   // lambda, where its parameters become the call's arguments.)
   if (!isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() &&
-      (Vars.unwritten(V) || Vars.unwrittenLambdaLocal(V)) && !V->getType()->isArrayType()) {
+      (Vars.unwritten(V) || Vars.unwrittenInLambda(V)) && !V->getType()->isArrayType()) {
     if (!defaultConstructed(V))
       return NameRoot{nullptr, V->getInit()};
     if (Vars.declaredInLoop(V))
@@ -517,17 +517,12 @@ static bool inLambdaOf(const VarDecl *V, const FunctionDecl &FD) {
   return DC == &FD;
 }
 
-bool UnwrittenVariables::unwrittenLambdaParameter(const ParmVarDecl *P) const {
-  return inLambdaOf(P, FD) && !P->getType().isVolatileQualified() && !Written.contains(P);
+bool UnwrittenVariables::unwrittenInLambda(const VarDecl *V) const {
+  return inLambdaOf(V, FD) && !V->getType().isVolatileQualified() && !Written.contains(V);
 }
 
-bool UnwrittenVariables::unwrittenLambdaLocal(const VarDecl *V) const {
-  return inLambdaOf(V, FD) && !isa<ParmVarDecl>(V) && V->isLocalVarDecl() &&
-         !V->getType().isVolatileQualified() && !Written.contains(V);
-}
-
-bool UnwrittenVariables::keepsLambdaObject(const VarDecl *V) const {
-  return inLambdaOf(V, FD) && !Rebound.contains(V);
+bool UnwrittenVariables::keepsObject(const VarDecl *V) const {
+  return V && (V->getDeclContext() == &FD || inLambdaOf(V, FD)) && !Rebound.contains(V);
 }
 
 bool UnwrittenVariables::invariant(const Expr *E, Evaluation Where) const {

@@ -55,12 +55,10 @@ public:
   UnwrittenVariables(const clang::FunctionDecl &FD, const ApiIndex &Api);
   /// True when \p V is one of those variables (a parameter or a local of the function).
   bool unwritten(const clang::VarDecl *V) const;
-  /// The same for a parameter of a lambda in the function's body: the walk
-  /// sees the lambda's code too.
-  bool unwrittenLambdaParameter(const clang::ParmVarDecl *P) const;
-  /// The same for a local of a lambda in the function's body (a new one at
-  /// each call of the lambda: not invariant).
-  bool unwrittenLambdaLocal(const clang::VarDecl *V) const;
+  /// The same for a parameter or local of a lambda in the function's body
+  /// (the walk sees the lambda's code too); a new one at each call of the
+  /// lambda, so never invariant.
+  bool unwrittenInLambda(const clang::VarDecl *V) const;
   /// True when \p E has the same value wherever it is evaluated in the
   /// function: constants, unwritten parameters, unwritten locals declared
   /// outside every loop, and device queries (program_id(0), axis_index("x"))
@@ -69,11 +67,8 @@ public:
   /// True when \p V (a parameter or a local of the function) is never
   /// assigned, bound to a non-const reference or taken the address of: only
   /// member functions are called on it, which keep a descriptor the same copy.
-  bool keepsObject(const clang::VarDecl *V) const {
-    return V && V->getDeclContext() == &FD && !Rebound.contains(V);
-  }
-  /// The same for a local of a lambda in the function's body.
-  bool keepsLambdaObject(const clang::VarDecl *V) const;
+  /// (A local of a lambda in the function's body too.)
+  bool keepsObject(const clang::VarDecl *V) const;
   /// True when \p V is declared in the body of a loop (a new object in each
   /// iteration).
   bool declaredInLoop(const clang::VarDecl *V) const { return InLoop.contains(V); }

@@ -12,6 +12,7 @@
 //   Transfer.cpp        C++ statements: declarations, initialisation, assignment
 //   Calls.cpp           calls: summaries, lambdas, opaque functions, std functions
 //   Summaries.cpp       what this function's callers learn of it
+//   ObjectCopies.cpp    the copies a local object of the kernel's classes holds
 //
 //===----------------------------------------------------------------------===//
 #ifndef DMALINT_LIB_ANALYZER_H
@@ -38,6 +39,15 @@ enum class Update {
 
 /// The lifecycle events of a descriptor (DescriptorModel.cpp).
 enum class LifeEvent { Start, WaitSend, WaitRecv, Wait };
+
+/// The local variables of a function mentioned only as the object of member
+/// calls (not in Other), with the member functions called on each
+/// (ObjectCopies.cpp).
+struct ObjectUses {
+  llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::CXXMethodDecl *, 4>>
+      Methods;
+  llvm::DenseSet<const clang::VarDecl *> Other;
+};
 
 /// Blocks reachable from the entry, in reverse post-order (Worklist.cpp).
 std::vector<const clang::CFGBlock *> reversePostOrder(const clang::CFG &G);
@@ -238,6 +248,24 @@ public:
   /// The origins that may be in flight in \p S.
   llvm::SmallVector<OriginId, 2> inFlight(const State &S) const;
 
+  // ------------------------------------------------- ObjectCopies.cpp ---
+  /// A local the function constructs, whose copies it names: made by a
+  /// constructor whose summary names what it stores (Constructor), and
+  /// mentioned only to call member functions that store no copy in it.
+  /// Followed: each of those states all it does with the copies.
+  struct ConstructedObject {
+    const clang::CXXConstructExpr *Construct = nullptr;
+    const ProtocolSummary *Constructor = nullptr;
+    bool Followed = false;
+  };
+  std::optional<ConstructedObject> constructedObject(const clang::CXXMemberCallExpr &Call);
+  /// \p Summary (with entries at object paths) at the call \p Call with
+  /// \p Args: the entries named on the object's constructed copies, with the
+  /// constructor's arguments appended to \p Args; where the object is not
+  /// such a local, starts dropped and waits unknown.
+  ProtocolSummary atObject(const clang::Expr *Call, const ProtocolSummary &Summary,
+                           llvm::SmallVectorImpl<const clang::Expr *> &Args);
+
   // ---------------------------------------------------- Summaries.cpp ---
   void recordReturn(const clang::Expr *Returned, State &S, unsigned Depth);
   void summarise(const clang::FunctionDecl &FD, const State &Exit);
@@ -255,6 +283,8 @@ public:
   /// The class of `*this` in a member function (or a lambda inside one).
   const clang::CXXRecordDecl *ObjectClass = nullptr;
   std::vector<bool> Used, Escaped, HelperUsed; ///< By OriginId.
+  /// Escaped other than into the object of a constructor or member function.
+  std::vector<bool> EscapedBesidesObject;
   bool InReportSweep = false;      ///< Uses and escapes count only then.
   unsigned StoredStates = 0;       ///< Block entry states held, over nested runs.
   std::set<const clang::ParmVarDecl *> WrittenParams;
@@ -290,6 +320,9 @@ public:
 
   /// The origin of each start of a helper's summary at each call.
   std::map<std::pair<const clang::Expr *, unsigned>, OriginId> HelperOriginIds;
+  /// Found once per function, at the first member call that needs it.
+  std::optional<ObjectUses> LocalObjects;
+  llvm::DenseMap<const clang::VarDecl *, std::optional<ConstructedObject>> Objects;
   /// Where a call is in Out.ProtocolCalls.
   std::map<const clang::Expr *, size_t> ProtocolCallIndex;
   /// What each function and expression met is, by the model: asked at

@@ -150,9 +150,13 @@ void Analyzer::run(const FunctionDecl &FD) {
     Out.UsedOrEscaped[Id] = (Id < Used.size() && Used[Id]) ||
                             (Id < Escaped.size() && Escaped[Id]) || FoldedAway.count(Id);
   Out.HandedOn.assign(Out.Origins.size(), false);
-  for (OriginId Id = 0; Id < Out.Origins.size(); ++Id)
-    Out.HandedOn[Id] = (Id < Escaped.size() && Escaped[Id]) ||
-                       (Id < HelperUsed.size() && HelperUsed[Id]) || FoldedAway.count(Id);
+  Out.HandedOnBesidesObject.assign(Out.Origins.size(), false);
+  for (OriginId Id = 0; Id < Out.Origins.size(); ++Id) {
+    bool Helper = (Id < HelperUsed.size() && HelperUsed[Id]) || FoldedAway.count(Id);
+    Out.HandedOn[Id] = (Id < Escaped.size() && Escaped[Id]) || Helper;
+    Out.HandedOnBesidesObject[Id] =
+        (Id < EscapedBesidesObject.size() && EscapedBesidesObject[Id]) || Helper;
+  }
 }
 
 FunctionAnalysis analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,

@@ -78,7 +78,10 @@ void Analyzer::mark(std::vector<bool> &ByOrigin, const ValueSet &VS) const {
 
 void Analyzer::markUsed(const ValueSet &VS) { mark(Used, VS); }
 void Analyzer::markHelperUsed(const ValueSet &VS) { mark(HelperUsed, VS); }
-void Analyzer::markEscaped(const ValueSet &VS) { mark(Escaped, VS); }
+void Analyzer::markEscaped(const ValueSet &VS) {
+  mark(Escaped, VS);
+  mark(EscapedBesidesObject, VS);
+}
 
 // ------------------------------------------------------------------ bounds ---
 

@@ -500,7 +500,7 @@ void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Upd
       WroteObject = true;
       ValueSet Built = VS;
       Built.filter([&](const Value &V) { return !Out.Origins[V.Origin].Param; });
-      markEscaped(Built);
+      mark(Escaped, Built); // Into the object only (HandedOnBesidesObject).
     }
     if (const VarDecl *VD = L.variable(); VD && VD->isStaticLocal())
       markEscaped(VS); // So does a static local.

@@ -475,6 +475,15 @@ void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
   if (!Callee->hasBody(Definition) || Definition->isDependentContext())
     return;
   const ProtocolSummary *Summary = Summaries->protocol(*Definition);
+  // A member function's starts and waits of its object's copies, named here.
+  ProtocolSummary AtObject;
+  llvm::SmallVector<const Expr *, 8> ObjectArgs;
+  if (Summary && Summary->hasObjectEntries()) {
+    ObjectArgs.assign(Args.begin(), Args.end());
+    AtObject = atObject(Call, *Summary, ObjectArgs);
+    Summary = &AtObject;
+    Args = ObjectArgs;
+  }
   if (!Summary || (Summary->Starts.empty() && Summary->Waits.empty() &&
                    Summary->ReceiveOnly.empty() &&
                    llvm::none_of(Summary->Followed, [](bool F) { return F; })))
@@ -636,6 +645,8 @@ ParamFacts withFacts(const ParamFacts &A, const ParamFacts &B) {
 struct Named {
   SemaphoreName Semaphore;
   std::optional<BufferName> Target;
+  /// Instead, the copies the object of a member function holds here.
+  std::optional<AccessPath> ObjectPath;
 };
 
 /// A wait of the function, in its own names (for the coverage of its
@@ -646,6 +657,7 @@ struct OwnWait {
   std::optional<BufferName> Source, Target;
   ParamFacts When;
   OriginId Origin = 0; ///< The one copy it waits, if it is one.
+  std::optional<AccessPath> ObjectPath; ///< Of the copies of the object it waits.
   HelperWait Summary;
 };
 
@@ -659,20 +671,59 @@ public:
 
   ProtocolSummary run() {
     collectReturned();
+    collectStored();
     followParameters();
     collectWaits();
     collectStarts();
     collectReceiveOnly();
     for (OwnWait &W : Waits) {
       // A wait only of the function's own semaphores is none of a caller's.
-      if (!W.Summary.Unknown && W.Summary.Semaphores.empty())
+      if (!W.Summary.Unknown && W.Summary.Semaphores.empty() && !W.Summary.ObjectPath)
         continue;
       P.Waits.push_back(std::move(W.Summary));
     }
+    P.ObjectFollowed = objectFollowed();
     return std::move(P);
   }
 
 private:
+  /// The path below `*this` whose copies \p VS holds, in a member function
+  /// (not a constructor, whose copies are its own): what the caller's object
+  /// held there and what the class's member functions store there, nothing
+  /// else.
+  std::optional<AccessPath> objectPath(const ValueSet &VS) const {
+    const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+    if (!MD || MD->isStatic() || isa<CXXConstructorDecl, CXXDestructorDecl>(MD) ||
+        MD->getParent()->isLambda())
+      return std::nullopt;
+    std::optional<AccessPath> Path;
+    for (const Value &V : VS.values()) {
+      const OriginInfo &O = A.origin(V.Origin);
+      if (O.ImplicitObject) {
+        if (Path && !(*Path == O.ParamPath))
+          return std::nullopt;
+        Path = O.ParamPath;
+      } else if (!O.Imported || O.Folded || O.HelperCall) {
+        return std::nullopt;
+      }
+    }
+    return Path;
+  }
+
+  /// Whether the starts and waits of the object's copies the summary states
+  /// are all the function does with them.
+  bool objectFollowed() const {
+    if (!isa<CXXMethodDecl>(&FD) || ObjectUnstated || A.Summary.Object.MayWrite ||
+        A.Summary.Object.Escapes)
+      return false;
+    for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
+      const OriginInfo &O = A.origin(Id);
+      if ((O.ImplicitObject || O.Imported) && A.handedOn(Id))
+        return false;
+    }
+    return true;
+  }
+
   bool builtHere(const OriginInfo &O) const {
     return O.Site && !O.HelperCall && !O.isParameter() && !O.Imported && !O.Folded &&
            !O.Engaged && Api.isCopy(*O.Site);
@@ -699,7 +750,9 @@ private:
           if (Paths == &A.Summary.ObjectStores)
             Stored.insert(Site);
         }
-    llvm::SmallPtrSet<const ValueDecl *, 4> Lost;
+    // Lost: semaphores of copies that leave. Those of the copies stored in
+    // the object that P.Stored names are followed where the object is.
+    llvm::SmallPtrSet<const ValueDecl *, 4> Lost, LostToObject;
     for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
       const OriginInfo &O = A.origin(Id);
       if (!builtHere(O) || !leaves(Id))
@@ -709,6 +762,8 @@ private:
       if (ReturnedSite && O.Site == ReturnedSite && !Stored.count(O.Site) &&
           madeInReturn(O.Site))
         continue;
+      bool ToObject = StoredSites.count(O.Site) && Id < A.HandedOnBesidesObject.size() &&
+                      !A.HandedOnBesidesObject[Id];
       CopySemaphores Sems = copySemaphores(O.Site, Api);
       for (const Expr *E : {Sems.Send, Sems.Receive}) {
         if (!E)
@@ -716,13 +771,18 @@ private:
         std::optional<SemaphoreName> N = semaphoreName(E, Vars);
         if (!N)
           return; // It may be any parameter's.
-        Lost.insert(N->Root);
+        (ToObject ? LostToObject : Lost).insert(N->Root);
       }
     }
+    if (!P.Stored.empty())
+      P.StoredFollowed.assign(FD.getNumParams(), false);
     for (unsigned I = 0; I < FD.getNumParams(); ++I) {
       const ParmVarDecl *Param = FD.getParamDecl(I);
-      P.Followed[I] = Roots.onlyInCopies(Param) &&
-                      !Lost.count(cast<ValueDecl>(Param->getCanonicalDecl()));
+      const auto *Root = cast<ValueDecl>(Param->getCanonicalDecl());
+      bool Here = Roots.onlyInCopies(Param) && !Lost.count(Root);
+      P.Followed[I] = Here && !LostToObject.count(Root);
+      if (!P.Stored.empty())
+        P.StoredFollowed[I] = Here;
     }
   }
 
@@ -755,6 +815,21 @@ private:
 
   void collectWait(const DescriptorUse &U) {
     ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
+    if (std::optional<AccessPath> Path = objectPath(U.Values)) {
+      OwnWait W;
+      W.When = U.Params;
+      W.ObjectPath = Path;
+      HelperWait &H = W.Summary;
+      H.At = U.Call;
+      H.In = &FD;
+      H.When = W.When;
+      H.Conditional = !keepUnwritten(H.When, FD, Vars);
+      H.ObjectPath = Path;
+      H.Exact = Role != ApiRole::WaitSend;
+      Waits.push_back(std::move(W));
+      return;
+    }
+    ObjectUnstated |= mentionsObject(U.Values);
     llvm::SmallVector<OriginId, 2> Origins;
     for (const Value &V : U.Values.values())
       if (!A.origin(V.Origin).Covered && !llvm::is_contained(Origins, V.Origin))
@@ -826,6 +901,9 @@ private:
         continue;
       if (W.Unknown || (Id && W.Origin == Id))
         return true;
+      // The object's copies have no names here: any wait may take them.
+      if (Copy.ObjectPath || W.ObjectPath)
+        return true;
       for (const SemaphoreName &S : W.Semaphores) {
         SemaphoreRelation R = compareSemaphores(Copy.Semaphore, S, Vars, Ctx);
         if (R == SemaphoreRelation::Disjoint || R == SemaphoreRelation::OtherRoot)
@@ -862,6 +940,71 @@ private:
     P.Starts.push_back(std::move(H));
   }
 
+  /// A start of the object's copies at \p Path that may be in flight at the
+  /// exit: named at each call by the object's constructor.
+  void addObjectStart(const DescriptorUse &U, const AccessPath &Path) {
+    if (llvm::none_of(U.Values.values(), [&](const Value &V) {
+          return llvm::is_contained(A.InFlightAtExit, V.Origin);
+        }))
+      return;
+    Named Copy;
+    Copy.ObjectPath = Path;
+    if (covered(0, Copy, U.Params))
+      return;
+    HelperStart H;
+    H.At = U.Call;
+    H.In = &FD;
+    H.ObjectPath = Path;
+    H.When = U.Params;
+    H.Conditional = !keepUnwritten(H.When, FD, Vars);
+    P.Starts.push_back(std::move(H));
+  }
+
+  /// Whether \p VS may hold copies of the object of a member function.
+  bool mentionsObject(const ValueSet &VS) const {
+    return llvm::any_of(VS.values(), [&](const Value &V) {
+      const OriginInfo &O = A.origin(V.Origin);
+      return O.ImplicitObject || O.Imported;
+    });
+  }
+
+  /// A constructor's: the copies it stores at each path below its object,
+  /// when one local construction makes them all, named in its parameters.
+  void collectStored() {
+    if (!isa<CXXConstructorDecl>(&FD))
+      return;
+    for (const PathValues &PV : A.Summary.ObjectStores) {
+      const SummaryValues &V = PV.Values;
+      if (V.Unknown || V.FromObject || !V.FromParams.empty() || V.Built.size() != 1 ||
+          V.Built.front().second != Remoteness::Local || !Api.isCopy(*V.Built.front().first))
+        continue;
+      std::optional<ReturnedCopy> Named = namedInParameters(V.Built.front().first);
+      if (!Named)
+        continue;
+      P.Stored.push_back(StoredCopy{PV.Path, std::move(*Named)});
+      StoredSites.insert(V.Built.front().first);
+    }
+  }
+
+  /// The copy \p Site makes, in the function's parameters.
+  std::optional<ReturnedCopy> namedInParameters(const Expr *Site) const {
+    const Expr *Receive = copySemaphores(Site, Api).Receive;
+    std::optional<SemaphoreName> S = Receive ? semaphoreName(Receive, Vars) : std::nullopt;
+    std::optional<SummarySemaphore> Named = S ? summarySemaphore(*S, Vars, Ctx) : std::nullopt;
+    if (!Named)
+      return std::nullopt;
+    ReturnedCopy R;
+    R.Receive = std::move(*Named);
+    CopyBuffers Buffers = copyBuffers(Site, Api);
+    auto InParameters = [&](const Expr *E) -> std::optional<SummaryBuffer> {
+      std::optional<BufferName> B = E ? bufferName(E, Api, Vars) : std::nullopt;
+      return B ? summaryBuffer(*B, Vars, Ctx) : std::nullopt;
+    };
+    R.Source = InParameters(Buffers.Source);
+    R.Target = InParameters(Buffers.Target);
+    return R;
+  }
+
   /// The one local copy every return hands back, made here at one
   /// construction with semaphore and buffers its parameters name.
   void collectReturned() {
@@ -873,21 +1016,10 @@ private:
         V.Built.front().second != Remoteness::Local || !Api.isCopy(*V.Built.front().first))
       return;
     const Expr *Site = V.Built.front().first;
-    const Expr *Receive = copySemaphores(Site, Api).Receive;
-    std::optional<SemaphoreName> S = Receive ? semaphoreName(Receive, Vars) : std::nullopt;
-    std::optional<SummarySemaphore> Named = S ? summarySemaphore(*S, Vars, Ctx) : std::nullopt;
-    if (!Named)
+    std::optional<ReturnedCopy> R = namedInParameters(Site);
+    if (!R)
       return;
-    ReturnedCopy R;
-    R.Receive = std::move(*Named);
-    CopyBuffers Buffers = copyBuffers(Site, Api);
-    auto InParameters = [&](const Expr *E) -> std::optional<SummaryBuffer> {
-      std::optional<BufferName> B = E ? bufferName(E, Api, Vars) : std::nullopt;
-      return B ? summaryBuffer(*B, Vars, Ctx) : std::nullopt;
-    };
-    R.Source = InParameters(Buffers.Source);
-    R.Target = InParameters(Buffers.Target);
-    P.Returned = std::move(R);
+    P.Returned = std::move(*R);
     ReturnedSite = Site;
   }
 
@@ -914,7 +1046,12 @@ private:
   /// The copies it starts (start calls, started factories) and those the
   /// helpers it calls start.
   void collectStarts() {
-    for (const DescriptorUse &U : A.Starts)
+    for (const DescriptorUse &U : A.Starts) {
+      if (std::optional<AccessPath> Path = objectPath(U.Values)) {
+        addObjectStart(U, *Path);
+        continue;
+      }
+      ObjectUnstated |= mentionsObject(U.Values);
       for (const Value &V : U.Values.values()) {
         const OriginInfo &O = A.origin(V.Origin);
         if (O.Kind == Remoteness::Unknown || !builtHere(O))
@@ -922,6 +1059,7 @@ private:
         if (std::optional<Named> Copy = namedCopy(O))
           addStart(V.Origin, *Copy, O.Kind, U.Call, &FD, U.Params, false);
       }
+    }
     for (const auto &[Site, Facts] : A.StartedFactories)
       for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
         const OriginInfo &O = A.origin(Id);
@@ -1016,6 +1154,9 @@ private:
   const UnwrittenVariables &Vars;
   ProtocolSummary P;
   llvm::SmallPtrSet<const Expr *, 4> Kept;
+  llvm::SmallPtrSet<const Expr *, 2> StoredSites; ///< Of P.Stored.
+  /// A start or wait may act on the object's copies and is not stated as one.
+  bool ObjectUnstated = false;
   const Expr *ReturnedSite = nullptr; ///< Of P.Returned.
   std::vector<OwnWait> Waits;
 };

@@ -277,6 +277,9 @@ struct FunctionAnalysis {
   /// By OriginId: escaped, or handed to a helper that may start or wait it:
   /// what this function does with the copy is then not all that is done.
   std::vector<bool> HandedOn;
+  /// By OriginId: HandedOn, but for being stored in the object of the
+  /// constructor or member function (ProtocolSummary::Stored follows that).
+  std::vector<bool> HandedOnBesidesObject;
   /// By index into WaitSends: a receive-side wait of the same descriptor may
   /// follow; the function may end (or the wait_send run again) without one.
   std::vector<bool> ReceiveWaitMayFollow, ReceiveWaitMayBeMissing;

@@ -18,6 +18,7 @@
 
 #include "dmalint/Buffers.h"
 #include "dmalint/Facts.h"
+#include "dmalint/Location.h"
 #include "dmalint/Values.h"
 #include <optional>
 #include <string>
@@ -70,6 +71,10 @@ struct HelperStart {
   /// that the summary cannot state: it may be started or not, whatever When
   /// says.
   bool Conditional = false;
+  /// Set, instead of Receive and Target, for the copies the object of a
+  /// member function holds at this path: what the object's constructor
+  /// stored there names them at a call (ObjectCopies.cpp).
+  std::optional<AccessPath> ObjectPath;
 };
 
 /// A wait a helper makes.
@@ -90,6 +95,9 @@ struct HelperWait {
   std::optional<SummaryBuffer> Target;
   ParamFacts When;
   bool Conditional = false;
+  /// Set, instead of the semaphores and views, for a wait of the copies the
+  /// object of a member function holds at this path (as HelperStart's).
+  std::optional<AccessPath> ObjectPath;
 };
 
 /// A wait_recv() of a remote copy a helper builds, whose send semaphore is a
@@ -113,18 +121,38 @@ struct ReturnedCopy {
   std::optional<SummaryBuffer> Source, Target;
 };
 
+/// The copies a constructor leaves at one path below its object, all made
+/// at one local construction of it whose semaphore and buffers its
+/// parameters name (`copies_.push_back(make_async_copy(hbm.at(page),
+/// buf.at(i), sem))` in a loop: `sem` into inside `buf`).
+struct StoredCopy {
+  AccessPath Path;
+  ReturnedCopy Copy;
+};
+
 /// What a function does with the semaphores its callers pass it.
 struct ProtocolSummary {
   std::vector<HelperStart> Starts;
   std::optional<ReturnedCopy> Returned;
+  /// A constructor's: the copies it stores in its object, by path.
+  std::vector<StoredCopy> Stored;
   std::vector<HelperWait> Waits;
   std::vector<HelperReceiveOnly> ReceiveOnly;
   /// By parameter: the starts and waits above are all the function does
   /// with the semaphores a caller passes there (it never hands them on,
   /// stores, writes or captures them).
   llvm::SmallVector<bool, 4> Followed;
+  /// A constructor's, by parameter: the semaphores a caller passes there go
+  /// only into the Stored copies (and the starts and waits above), so they
+  /// are followed wherever what is done with the object is.
+  llvm::SmallVector<bool, 4> StoredFollowed;
+  /// A member function's: its starts and waits at object paths are all it
+  /// does with the copies its object holds; it stores none there, and hands
+  /// none on.
+  bool ObjectFollowed = false;
 
   bool followed(unsigned Param) const { return Param < Followed.size() && Followed[Param]; }
+  bool hasObjectEntries() const;
 };
 
 /// \p N (a name in the function of \p Vars) in terms of that function's

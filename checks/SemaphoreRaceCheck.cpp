@@ -9,6 +9,14 @@ using namespace clang::ast_matchers;
 
 namespace dmalint::checks {
 
+/// A helper as the kernel's author calls it: a member function with its
+/// class (`PageCopies::wait`), so that it reads as the call it names.
+static std::string helperName(const FunctionDecl &FD) {
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && !MD->getParent()->isLambda())
+    return MD->getParent()->getNameAsString() + "::" + MD->getNameAsString();
+  return FD.getNameAsString();
+}
+
 void SemaphoreRaceCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   Matchers.add<FunctionDecl, definitionReachingApi>("function");
 }
@@ -26,10 +34,10 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
       continue; // Spelled by a macro: nothing to name it by.
     // A helper by its name, a lambda by the local that holds it.
     std::string Waiter = R.WaitLambda   ? R.WaitLambda->getNameAsString()
-                         : R.WaitHelper ? R.WaitHelper->getNameAsString()
+                         : R.WaitHelper ? helperName(*R.WaitHelper)
                                         : "";
     std::string Starter = R.StartLambda   ? R.StartLambda->getNameAsString()
-                          : R.StartHelper ? R.StartHelper->getNameAsString()
+                          : R.StartHelper ? helperName(*R.StartHelper)
                                           : "";
     Candidate C;
     C.Loc = R.WaitAt->getExprLoc();
@@ -46,7 +54,7 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
       C.Notes.push_back(
           {R.WaitInHelper->getExprLoc(),
            formatMessage("the wait in '%0' is here",
-                         {R.WaitIn ? R.WaitIn->getNameAsString() : Waiter})});
+                         {R.WaitIn ? helperName(*R.WaitIn) : Waiter})});
     const char *Until = R.InLoop ? "before this iteration ends" : "before the function returns";
     C.Notes.push_back(
         {R.Start->getExprLoc(),
@@ -59,7 +67,7 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
       C.Notes.push_back(
           {R.StartInHelper->getExprLoc(),
            formatMessage("'%0' starts it here",
-                         {R.StartIn ? R.StartIn->getNameAsString() : Starter})});
+                         {R.StartIn ? helperName(*R.StartIn) : Starter})});
     reached(C.Loc, std::move(C));
   }
 }

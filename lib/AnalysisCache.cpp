@@ -34,6 +34,7 @@ void AnalysisCache::reset() {
   ClassesInProgress.clear();
   TypeModels.clear();
   Variables.clear();
+  FieldsWritten.clear();
   Callees.reset();
   Ctx = nullptr;
   Api = nullptr;
@@ -236,9 +237,19 @@ bool AnalysisCache::searchReach(const clang::FunctionDecl &FD, const clang::ASTC
 }
 
 const ProtocolSummary *AnalysisCache::protocol(const clang::FunctionDecl &FD) {
+  return protocolSummary(FD, /*OnlyReachingApi=*/true);
+}
+
+const ProtocolSummary *AnalysisCache::constructorProtocol(const clang::FunctionDecl &FD) {
+  return protocolSummary(FD, /*OnlyReachingApi=*/false);
+}
+
+const ProtocolSummary *AnalysisCache::protocolSummary(const clang::FunctionDecl &FD,
+                                                      bool OnlyReachingApi) {
   // A function whose analysis is in progress (recursion) has no summary yet.
   if (!Ctx || !Api || !Limits || llvm::is_contained(InProgress, &FD) || InProgress.size() >= 64 ||
-      Ctx->getSourceManager().isInSystemHeader(FD.getLocation()) || !reachesApi(FD, *Ctx, *Api))
+      Ctx->getSourceManager().isInSystemHeader(FD.getLocation()) ||
+      (OnlyReachingApi && !reachesApi(FD, *Ctx, *Api)))
     return nullptr;
   analysis(FD, *Ctx, *Api, *Limits);
   Key K = keyOf(&FD, *Limits);
@@ -325,7 +336,9 @@ const ClassSummary *AnalysisCache::members(const clang::CXXRecordDecl &RD) {
         Next.Incomplete = true;
         continue;
       }
-      unitePaths(Next.Members, A.Summary.ObjectStores);
+      // One that writes no copy into the object leaves what it found there.
+      if (A.Summary.Object.MayWrite || llvm::isa<clang::CXXConstructorDecl>(MD))
+        unitePaths(Next.Members, A.Summary.ObjectStores);
     }
     // What a member held before a member function ran is still a value it
     // may hold: the summary only grows.

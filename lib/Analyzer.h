@@ -49,6 +49,22 @@ struct ObjectUses {
   llvm::DenseSet<const clang::VarDecl *> Other;
 };
 
+/// The members of `*this` that \p Body (of a member function) may write:
+/// every mention that is not a plain read (a load, a copy, a const member
+/// call on it). \p Any: `this` itself goes elsewhere, so any may be written
+/// (ObjectCopies.cpp).
+llvm::DenseSet<const clang::FieldDecl *> membersWritten(const clang::Stmt *Body, bool &Any);
+
+/// A constructor's summary with the names rooted at its object's members
+/// (the copies a member function it calls makes) put in terms of its
+/// parameters, through its MemberInits; what cannot be is dropped (a start,
+/// a stored or returned copy) or unknown (a wait) (ObjectCopies.cpp).
+void resolveOwnMembers(ProtocolSummary &P);
+
+/// Whether \p F may hold a semaphore: a member that is none of a buffer, a
+/// holder of descriptors, a number or a pointer to numbers (ObjectCopies.cpp).
+bool mayHoldSemaphore(const clang::FieldDecl &F, const ApiIndex &Api);
+
 /// Blocks reachable from the entry, in reverse post-order (Worklist.cpp).
 std::vector<const clang::CFGBlock *> reversePostOrder(const clang::CFG &G);
 

@@ -117,8 +117,17 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
   if (!Imported && Path.empty() && SV.Built.size() == 1 && Callee &&
       !Out.ReturnedCopies.count(Call))
     if (const FunctionDecl *Definition = summarisedDefinition(Callee))
-      if (const ProtocolSummary *P = Summaries->protocol(*Definition); P && P->Returned)
-        Out.ReturnedCopies.try_emplace(Call, *P->Returned);
+      if (const ProtocolSummary *P = Summaries->protocol(*Definition); P && P->Returned) {
+        // Named by the members of another object: not in this function's terms.
+        const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+        bool OnThis = MC && MC->getImplicitObjectArgument() &&
+                      isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts());
+        const ReturnedCopy &R = *P->Returned;
+        bool OnMembers = R.Receive.Member || (R.Source && R.Source->Member) ||
+                         (R.Target && R.Target->Member);
+        if (!OnMembers || OnThis)
+          Out.ReturnedCopies.try_emplace(Call, R);
+      }
   for (auto &[Index, From] : SV.FromParams) {
     if (Index >= Args.size()) {
       Result.unionWith(unknown());
@@ -277,7 +286,10 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
       ObjectExpr = MC->getImplicitObjectArgument();
     if (ObjectExpr)
       Apply(Summary->Object, *Object, ObjectExpr, ~0u, /*ByValue=*/false);
-    applyObjectStores(*Summary, Call, Args, Callee, *Object, Update::Weak, S);
+    // A member function that writes none of the object's copies leaves it
+    // holding what it held (its summary's stores only echo that).
+    if (Summary->Object.MayWrite)
+      applyObjectStores(*Summary, Call, Args, Callee, *Object, Update::Weak, S);
   }
 }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "dmalint/AstUtil.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -58,6 +59,31 @@ bool exposed(const CXXRecordDecl &RD, const AccessPath &Path, TypeModel &Types) 
   return false;
 }
 
+/// Whether \p FD (a member function) may read copies its object holds: it
+/// names a member that holds some, or hands `this` on (another member
+/// function called on it may).
+bool readsObjectCopies(const FunctionDecl &FD, TypeModel &Types) {
+  struct Walk : RecursiveASTVisitor<Walk> {
+    TypeModel &Types;
+    bool Reads = false;
+    llvm::DenseSet<const CXXThisExpr *> FieldBases;
+    explicit Walk(TypeModel &Types) : Types(Types) {}
+    bool VisitMemberExpr(MemberExpr *ME) {
+      const auto *This = dyn_cast<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
+      const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (This && F && !Types.holdsDescriptors(F->getType()))
+        FieldBases.insert(This);
+      return true;
+    }
+    bool VisitCXXThisExpr(CXXThisExpr *This) {
+      Reads |= !FieldBases.contains(This);
+      return !Reads;
+    }
+  } W(Types);
+  W.TraverseStmt(FD.getBody());
+  return W.Reads;
+}
+
 } // namespace
 
 void Analyzer::run(const FunctionDecl &FD) {
@@ -88,7 +114,12 @@ void Analyzer::run(const FunctionDecl &FD) {
   if (ObjectClass && !isa<CXXConstructorDecl>(FD)) {
     // *this: what the caller's object held (of unknown kind), and what the
     // class's member functions may have left in its members.
-    const ClassSummary *Members = Summaries ? Summaries->members(*ObjectClass) : nullptr;
+    // Not asked of a member function that reads no copy of its object (a
+    // constructor's helper building one from the members, `make_copy(i)`):
+    // the class summary it would wait for may be the one being made.
+    const ClassSummary *Members = Summaries && readsObjectCopies(FD, Types)
+                                      ? Summaries->members(*ObjectClass)
+                                      : nullptr;
     Location Object = Location::object(ObjectClass);
     QualType ObjectType = recordTypeOf(Ctx, *ObjectClass);
     auto FromObject = [&](const AccessPath &Path) {

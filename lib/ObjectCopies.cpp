@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -21,8 +22,20 @@ using namespace clang;
 namespace dmalint {
 
 bool ProtocolSummary::hasObjectEntries() const {
-  return llvm::any_of(Starts, [](const HelperStart &H) { return H.ObjectPath.has_value(); }) ||
-         llvm::any_of(Waits, [](const HelperWait &H) { return H.ObjectPath.has_value(); });
+  auto OnMember = [](const std::optional<SummaryBuffer> &B) { return B && B->Member; };
+  return llvm::any_of(Starts,
+                      [&](const HelperStart &H) {
+                        return H.ObjectPath || H.Receive.Member || OnMember(H.Target);
+                      }) ||
+         llvm::any_of(Waits,
+                      [&](const HelperWait &H) {
+                        return H.ObjectPath || OnMember(H.Target) || OnMember(H.Source) ||
+                               llvm::any_of(H.Semaphores, [](const SummarySemaphore &S) {
+                                 return S.Member != nullptr;
+                               });
+                      }) ||
+         (Returned && (Returned->Receive.Member || OnMember(Returned->Source) ||
+                       OnMember(Returned->Target)));
 }
 
 namespace {
@@ -79,6 +92,68 @@ bool userDestruction(const CXXRecordDecl &RD) {
   return false;
 }
 
+/// The mentions of `this->member` in a body, and those that only read it.
+class MemberMentions : public RecursiveASTVisitor<MemberMentions> {
+public:
+  bool VisitMemberExpr(MemberExpr *ME) {
+    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+    if (const auto *This = dyn_cast<CXXThisExpr>(Base)) {
+      MemberBases.insert(This);
+      if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+        Mentions.push_back({ME, F});
+    }
+    return true;
+  }
+  bool VisitCXXThisExpr(CXXThisExpr *This) {
+    // Visited after the member expression above it: `*this` or `this`
+    // handed anywhere else.
+    if (!MemberBases.contains(This))
+      Any = true;
+    return true;
+  }
+  bool VisitImplicitCastExpr(ImplicitCastExpr *ICE) {
+    if (ICE->getCastKind() == CK_LValueToRValue)
+      markRead(ICE->getSubExpr());
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (Ctor->isCopyConstructor() && CE->getNumArgs() >= 1 &&
+        Ctor->getParamDecl(0)->getType().getNonReferenceType().isConstQualified())
+      markRead(CE->getArg(0));
+    return true;
+  }
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    if (const CXXMethodDecl *MD = MC->getMethodDecl(); MD && MD->isConst())
+      markRead(MC->getImplicitObjectArgument());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
+    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+        MD && MD->isConst() && OC->getNumArgs() >= 1)
+      markRead(OC->getArg(0));
+    return true;
+  }
+
+  llvm::DenseSet<const FieldDecl *> written() const {
+    llvm::DenseSet<const FieldDecl *> Out;
+    for (auto [ME, F] : Mentions)
+      if (!Reads.contains(ME))
+        Out.insert(F);
+    return Out;
+  }
+  bool Any = false;
+
+private:
+  void markRead(const Expr *E) {
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr))
+      Reads.insert(ME);
+  }
+  llvm::DenseSet<const CXXThisExpr *> MemberBases;
+  llvm::DenseSet<const MemberExpr *> Reads;
+  std::vector<std::pair<const MemberExpr *, const FieldDecl *>> Mentions;
+};
+
 void shift(SummaryTerm &T, unsigned By) {
   if (T.Param >= 0)
     T.Param += static_cast<int>(By);
@@ -104,6 +179,123 @@ std::optional<SummaryBuffer> shifted(std::optional<SummaryBuffer> B, unsigned By
 
 } // namespace
 
+/// \p Member (a name rooted at a member) with the root replaced by what the
+/// object's constructor set the member to (\p Init), whose terms are the
+/// constructor's, \p By after the call's.
+static std::optional<SummarySemaphore> throughMember(const SummarySemaphore &Member,
+                                              const MemberInit &Init, unsigned By) {
+  if (!Init.Semaphore)
+    return std::nullopt;
+  SummarySemaphore Out = shifted(*Init.Semaphore, By);
+  Out.Indices.append(Member.Indices.begin(), Member.Indices.end());
+  return Out;
+}
+
+static std::optional<SummaryBuffer> throughMember(const SummaryBuffer &Member,
+                                                  const MemberInit &Init,
+                                           unsigned By) {
+  if (!Init.Buffer)
+    return std::nullopt;
+  std::optional<SummaryBuffer> Out = shifted(Init.Buffer, By);
+  if (!Out->Inexact)
+    Out->Steps.append(Member.Steps.begin(), Member.Steps.end());
+  Out->Inexact |= Member.Inexact;
+  return Out;
+}
+
+void resolveOwnMembers(ProtocolSummary &P) {
+  auto InitOf = [&](const FieldDecl *F) -> const MemberInit * {
+    for (const MemberInit &I : P.MemberInits)
+      if (I.Field == F)
+        return &I;
+    return nullptr;
+  };
+  auto Semaphore = [&](SummarySemaphore &S) {
+    if (!S.Member)
+      return true;
+    const MemberInit *Init = InitOf(S.Member);
+    std::optional<SummarySemaphore> Named = Init ? throughMember(S, *Init, 0) : std::nullopt;
+    if (Named)
+      S = std::move(*Named);
+    return Named.has_value();
+  };
+  auto Buffer = [&](std::optional<SummaryBuffer> &B) {
+    if (!B || !B->Member)
+      return true;
+    const MemberInit *Init = InitOf(B->Member);
+    B = Init ? throughMember(*B, *Init, 0) : std::nullopt;
+    return B.has_value();
+  };
+  llvm::erase_if(P.Stored, [&](StoredCopy &S) {
+    return !Semaphore(S.Copy.Receive) || !Buffer(S.Copy.Target) || !Buffer(S.Copy.Source);
+  });
+  if (P.Returned && (!Semaphore(P.Returned->Receive) || !Buffer(P.Returned->Target) ||
+                     !Buffer(P.Returned->Source)))
+    P.Returned.reset();
+  llvm::erase_if(P.Starts, [&](HelperStart &H) {
+    if (!Semaphore(H.Receive))
+      return true;
+    Buffer(H.Target);
+    return false;
+  });
+  for (HelperWait &H : P.Waits) {
+    if (!llvm::all_of(H.Semaphores, Semaphore)) {
+      H.Semaphores.clear();
+      H.Unknown = true;
+    }
+    if (!Buffer(H.Target) || H.Unknown)
+      H.Exact = false;
+    Buffer(H.Source);
+  }
+}
+
+llvm::DenseSet<const FieldDecl *> membersWritten(const Stmt *Body, bool &Any) {
+  MemberMentions Walk;
+  Walk.TraverseStmt(const_cast<Stmt *>(Body));
+  Any = Walk.Any;
+  return Walk.written();
+}
+
+bool mayHoldSemaphore(const FieldDecl &F, const ApiIndex &Api) {
+  QualType T = F.getType().getNonReferenceType();
+  if (T->isArithmeticType() || T->isEnumeralType() || Api.isBufferType(T) ||
+      AnalysisCache::current().types(Api).holdsDescriptors(T))
+    return false;
+  if (T->isPointerType() && T->getPointeeType()->isArithmeticType())
+    return false;
+  return true;
+}
+
+bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
+  const CXXRecordDecl *RD = dyn_cast<CXXRecordDecl>(F.getParent());
+  if (!RD)
+    return true;
+  auto [It, New] = FieldsWritten.try_emplace(RD);
+  if (New) {
+    llvm::DenseSet<const FieldDecl *> Written;
+    bool Any = false;
+    for (const CXXMethodDecl *MD : RD->methods()) {
+      if (isa<CXXConstructorDecl, CXXDestructorDecl>(MD) || MD->isStatic() || MD->isDeleted())
+        continue;
+      const FunctionDecl *Definition = nullptr;
+      if (!MD->hasBody(Definition)) {
+        // An implicit one runs only where it is called (an assignment of
+        // the object, which its users' checks see); another one's body is
+        // elsewhere.
+        Any |= !MD->isImplicit() && !MD->isPureVirtual();
+        continue;
+      }
+      bool AnyHere = false;
+      for (const FieldDecl *W : membersWritten(Definition->getBody(), AnyHere))
+        Written.insert(W);
+      Any |= AnyHere;
+    }
+    if (!Any)
+      It->second = std::move(Written);
+  }
+  return !It->second || It->second->contains(&F);
+}
+
 std::optional<Analyzer::ConstructedObject>
 Analyzer::constructedObject(const CXXMemberCallExpr &Call) {
   const Expr *Object = Call.getImplicitObjectArgument();
@@ -123,8 +315,8 @@ Analyzer::constructedObject(const CXXMemberCallExpr &Call) {
   if (!Ctor || Ctor->isCopyOrMoveConstructor() || !Ctor->hasBody(Definition) ||
       Definition->isDependentContext() || userDestruction(*Ctor->getParent()))
     return std::nullopt;
-  const ProtocolSummary *Made = Summaries->protocol(*Definition);
-  if (!Made || Made->Stored.empty())
+  const ProtocolSummary *Made = Summaries->constructorProtocol(*Definition);
+  if (!Made || (Made->Stored.empty() && Made->MemberInits.empty()))
     return std::nullopt;
   // Mentioned only to call member functions that store no copy in it: what
   // the constructor stored stays, and every start and wait of it is one of
@@ -157,7 +349,12 @@ ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summ
                                    llvm::SmallVectorImpl<const Expr *> &Args) {
   ProtocolSummary Out = Summary;
   const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
-  std::optional<ConstructedObject> Object = MC ? constructedObject(*MC) : std::nullopt;
+  const Expr *ObjectExpr = MC ? MC->getImplicitObjectArgument() : nullptr;
+  // A member function calling another on its own object: the members keep
+  // their names (the caller's summary states them in the same terms).
+  bool OnThis = ObjectExpr && isa<CXXThisExpr>(ObjectExpr->IgnoreParenImpCasts());
+  std::optional<ConstructedObject> Object =
+      MC && !OnThis ? constructedObject(*MC) : std::nullopt;
   // The constructor's arguments go after the call's.
   unsigned By = Args.size();
   auto StoredAt = [&](const AccessPath &Path) -> const ReturnedCopy * {
@@ -167,33 +364,75 @@ ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summ
           return &S.Copy;
     return nullptr;
   };
+  auto InitOf = [&](const FieldDecl *F) -> const MemberInit * {
+    if (Object)
+      for (const MemberInit &I : Object->Constructor->MemberInits)
+        if (I.Field == F)
+          return &I;
+    return nullptr;
+  };
+  auto Semaphore = [&](const SummarySemaphore &S) -> std::optional<SummarySemaphore> {
+    if (!S.Member || OnThis)
+      return S;
+    const MemberInit *Init = InitOf(S.Member);
+    return Init ? throughMember(S, *Init, By) : std::nullopt;
+  };
+  auto Buffer = [&](const std::optional<SummaryBuffer> &B) -> std::optional<SummaryBuffer> {
+    if (!B || !B->Member || OnThis)
+      return B;
+    const MemberInit *Init = InitOf(B->Member);
+    return Init ? throughMember(*B, *Init, By) : std::nullopt;
+  };
   // Where the object's copies cannot be named: starts no caller can name,
   // and waits that may take anything.
   llvm::erase_if(Out.Starts, [&](HelperStart &H) {
-    if (!H.ObjectPath)
+    if (H.ObjectPath) {
+      const ReturnedCopy *Copy = StoredAt(*H.ObjectPath);
+      if (!Copy)
+        return true;
+      H.Kind = Remoteness::Local;
+      H.Receive = shifted(Copy->Receive, By);
+      H.Target = shifted(Copy->Target, By);
+      H.ObjectPath.reset();
       return false;
-    const ReturnedCopy *Copy = StoredAt(*H.ObjectPath);
-    if (!Copy)
+    }
+    std::optional<SummarySemaphore> Receive = Semaphore(H.Receive);
+    if (!Receive)
       return true;
-    H.Kind = Remoteness::Local;
-    H.Receive = shifted(Copy->Receive, By);
-    H.Target = shifted(Copy->Target, By);
-    H.ObjectPath.reset();
+    H.Receive = std::move(*Receive);
+    H.Target = Buffer(H.Target);
     return false;
   });
   for (HelperWait &H : Out.Waits) {
-    if (!H.ObjectPath)
+    if (H.ObjectPath) {
+      if (const ReturnedCopy *Copy = StoredAt(*H.ObjectPath)) {
+        H.Semaphores = {shifted(Copy->Receive, By)};
+        H.Target = shifted(Copy->Target, By);
+        H.Source = shifted(Copy->Source, By);
+        H.Exact = H.Exact && H.Target.has_value();
+      } else {
+        H.Unknown = true;
+        H.Exact = false;
+      }
+      H.ObjectPath.reset();
       continue;
-    if (const ReturnedCopy *Copy = StoredAt(*H.ObjectPath)) {
-      H.Semaphores = {shifted(Copy->Receive, By)};
-      H.Target = shifted(Copy->Target, By);
-      H.Source = shifted(Copy->Source, By);
-      H.Exact = H.Exact && H.Target.has_value();
-    } else {
-      H.Unknown = true;
-      H.Exact = false;
     }
-    H.ObjectPath.reset();
+    for (SummarySemaphore &S : H.Semaphores) {
+      std::optional<SummarySemaphore> Named = Semaphore(S);
+      if (!Named) {
+        H.Unknown = true;
+        break;
+      }
+      S = std::move(*Named);
+    }
+    if (H.Unknown) {
+      H.Semaphores.clear();
+      H.Exact = false;
+      continue;
+    }
+    H.Target = Buffer(H.Target);
+    H.Source = Buffer(H.Source);
+    H.Exact = H.Exact && H.Target.has_value();
   }
   if (!Object)
     return Out;

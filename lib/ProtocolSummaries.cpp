@@ -51,12 +51,34 @@ SummaryTerm termOf(const Expr *E, const UnwrittenVariables &Vars, const ASTConte
   return T;
 }
 
+/// Whether \p S mentions \p D.
+bool mentions(const Stmt *S, const ValueDecl *D) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == D)
+    return true;
+  return llvm::any_of(S->children(), [&](const Stmt *C) { return mentions(C, D); });
+}
+
 /// The parameter of the function of \p Vars that \p Root is.
 std::optional<unsigned> parameterOf(const ValueDecl *Root, const UnwrittenVariables &Vars) {
   const auto *P = dyn_cast_or_null<ParmVarDecl>(Root);
   if (!P || P->getDeclContext() != &Vars.function())
     return std::nullopt;
   return P->getFunctionScopeIndex();
+}
+
+/// The member of the object of the function of \p Vars (a member function)
+/// that \p Root is, when only constructors set it: a name a call on an
+/// object the caller constructs can translate (ObjectCopies.cpp).
+const FieldDecl *memberOf(const ValueDecl *Root, const UnwrittenVariables &Vars) {
+  const auto *F = dyn_cast_or_null<FieldDecl>(Root);
+  const auto *MD = dyn_cast<CXXMethodDecl>(&Vars.function());
+  if (!F || !MD || MD->isStatic() || MD->getParent()->isLambda() ||
+      F->getParent()->getCanonicalDecl() != MD->getParent()->getCanonicalDecl() ||
+      AnalysisCache::current().writtenOutsideConstructors(*F))
+    return nullptr;
+  return F;
 }
 
 /// The expression a caller passes for a term (null: unknown).
@@ -83,10 +105,12 @@ std::optional<SummarySemaphore> summarySemaphore(const SemaphoreName &N,
                                                  const UnwrittenVariables &Vars,
                                                  const ASTContext &Ctx) {
   std::optional<unsigned> Param = parameterOf(N.Root, Vars);
-  if (!Param)
+  const FieldDecl *Member = Param ? nullptr : memberOf(N.Root, Vars);
+  if (!Param && !Member)
     return std::nullopt;
   SummarySemaphore S;
-  S.Param = *Param;
+  S.Param = Param.value_or(0);
+  S.Member = Member;
   for (const Expr *Index : N.Indices)
     S.Indices.push_back(Index ? termOf(Index, Vars, Ctx) : SummaryTerm());
   return S;
@@ -95,10 +119,12 @@ std::optional<SummarySemaphore> summarySemaphore(const SemaphoreName &N,
 std::optional<SummaryBuffer> summaryBuffer(const BufferName &N, const UnwrittenVariables &Vars,
                                            const ASTContext &Ctx) {
   std::optional<unsigned> Param = parameterOf(N.Root, Vars);
-  if (!Param)
+  const FieldDecl *Member = Param ? nullptr : memberOf(N.Root, Vars);
+  if (!Param && !Member)
     return std::nullopt;
   SummaryBuffer B;
-  B.Param = *Param;
+  B.Param = Param.value_or(0);
+  B.Member = Member;
   B.Inexact = N.Inexact;
   for (const BufferStep &Step : N.Steps) {
     SummaryBuffer::Step S;
@@ -120,9 +146,14 @@ std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
                                              llvm::ArrayRef<const Expr *> Args,
                                              const UnwrittenVariables &Vars,
                                              const ASTContext &Ctx) {
-  if (S.Param >= Args.size() || isa<CXXDefaultArgExpr>(Args[S.Param]))
-    return std::nullopt;
-  std::optional<SemaphoreName> N = semaphoreName(Args[S.Param], Vars);
+  std::optional<SemaphoreName> N;
+  if (S.Member) {
+    // A call on the caller's own object (ObjectCopies.cpp names the others').
+    N.emplace();
+    N->Root = S.Member;
+  } else if (S.Param < Args.size() && !isa<CXXDefaultArgExpr>(Args[S.Param])) {
+    N = semaphoreName(Args[S.Param], Vars);
+  }
   if (!N)
     return std::nullopt;
   for (const SummaryTerm &T : S.Indices)
@@ -133,9 +164,13 @@ std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
 std::optional<BufferName> bufferAtCall(const SummaryBuffer &B, llvm::ArrayRef<const Expr *> Args,
                                        const ApiIndex &Api, const UnwrittenVariables &Vars,
                                        const ASTContext &Ctx) {
-  if (B.Param >= Args.size() || isa<CXXDefaultArgExpr>(Args[B.Param]))
-    return std::nullopt;
-  std::optional<BufferName> N = bufferName(Args[B.Param], Api, Vars);
+  std::optional<BufferName> N;
+  if (B.Member) {
+    N.emplace();
+    N->Root = B.Member;
+  } else if (B.Param < Args.size() && !isa<CXXDefaultArgExpr>(Args[B.Param])) {
+    N = bufferName(Args[B.Param], Api, Vars);
+  }
   if (!N)
     return std::nullopt;
   N->Inexact |= B.Inexact;
@@ -168,9 +203,9 @@ bool placeholderAtCall(const HelperWait &W, llvm::ArrayRef<const Expr *> Args,
 
 std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const Expr *> Args,
                         const ASTContext &Ctx) {
-  if (S.Param >= Args.size())
+  if (!S.Member && S.Param >= Args.size())
     return "";
-  std::string Text = spelling(Args[S.Param], Ctx);
+  std::string Text = S.Member ? S.Member->getNameAsString() : spelling(Args[S.Param], Ctx);
   if (Text.empty())
     return "";
   if (S.Indices.empty())
@@ -187,9 +222,9 @@ std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const Expr *> 
 
 std::string spellAtCall(const SummaryBuffer &B, llvm::ArrayRef<const Expr *> Args,
                         const ASTContext &Ctx) {
-  if (B.Param >= Args.size())
+  if (!B.Member && B.Param >= Args.size())
     return "";
-  std::string Text = spelling(Args[B.Param], Ctx);
+  std::string Text = B.Member ? B.Member->getNameAsString() : spelling(Args[B.Param], Ctx);
   for (const SummaryBuffer::Step &S : B.Steps) {
     std::string Start = spellTerm(S.Start, Args, Ctx);
     std::string Size = S.Slice ? spellTerm(S.Size, Args, Ctx) : "";
@@ -671,6 +706,7 @@ public:
 
   ProtocolSummary run() {
     collectReturned();
+    collectMemberInits();
     collectStored();
     followParameters();
     collectWaits();
@@ -683,6 +719,8 @@ public:
       P.Waits.push_back(std::move(W.Summary));
     }
     P.ObjectFollowed = objectFollowed();
+    if (isa<CXXConstructorDecl>(&FD))
+      resolveOwnMembers(P);
     return std::move(P);
   }
 
@@ -714,7 +752,7 @@ private:
   /// are all the function does with them.
   bool objectFollowed() const {
     if (!isa<CXXMethodDecl>(&FD) || ObjectUnstated || A.Summary.Object.MayWrite ||
-        A.Summary.Object.Escapes)
+        A.Summary.Object.Escapes || !MembersFollowed)
       return false;
     for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
       const OriginInfo &O = A.origin(Id);
@@ -740,8 +778,24 @@ private:
   /// (then it may be waited where no summary says).
   void followParameters() {
     P.Followed.assign(FD.getNumParams(), false);
-    RootMentions Roots(Api, followedArguments(A));
+    // What sets the members P.MemberInits names is followed where the
+    // object is (its parameters are kept by the object, not lost).
+    std::vector<const Expr *> Followed = followedArguments(A);
+    Followed.insert(Followed.end(), MemberInitExprs.begin(), MemberInitExprs.end());
+    RootMentions Roots(Api, Followed);
     Roots.TraverseStmt(FD.getBody());
+    // A constructor's other member initialisers mention its parameters too
+    // (a semaphore kept in a member is waited where the object is used).
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&FD))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && !llvm::is_contained(MemberInitExprs, Init->getInit()))
+          Roots.TraverseStmt(Init->getInit());
+    // The members that may hold semaphores are mentioned only as the
+    // semaphores of copies (a member function's callers follow them).
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD))
+      for (const FieldDecl *F : MD->getParent()->fields())
+        if (mayHoldSemaphore(*F, Api) && !Roots.onlyInCopies(F))
+          MembersFollowed = false;
     llvm::SmallPtrSet<const Expr *, 4> Stored;
     for (const std::vector<PathValues> *Paths : {&A.Summary.ObjectStores, &A.Summary.Returns})
       for (const PathValues &PV : *Paths)
@@ -774,15 +828,16 @@ private:
         (ToObject ? LostToObject : Lost).insert(N->Root);
       }
     }
-    if (!P.Stored.empty())
+    bool KeepsAny = !P.Stored.empty() || !P.MemberInits.empty();
+    if (KeepsAny)
       P.StoredFollowed.assign(FD.getNumParams(), false);
     for (unsigned I = 0; I < FD.getNumParams(); ++I) {
       const ParmVarDecl *Param = FD.getParamDecl(I);
       const auto *Root = cast<ValueDecl>(Param->getCanonicalDecl());
       bool Here = Roots.onlyInCopies(Param) && !Lost.count(Root);
-      P.Followed[I] = Here && !LostToObject.count(Root);
-      if (!P.Stored.empty())
-        P.StoredFollowed[I] = Here;
+      P.Followed[I] = Here && !LostToObject.count(Root) && !IntoMembers.count(Root);
+      if (KeepsAny)
+        P.StoredFollowed[I] = Here && MembersFollowed;
     }
   }
 
@@ -976,13 +1031,105 @@ private:
     for (const PathValues &PV : A.Summary.ObjectStores) {
       const SummaryValues &V = PV.Values;
       if (V.Unknown || V.FromObject || !V.FromParams.empty() || V.Built.size() != 1 ||
-          V.Built.front().second != Remoteness::Local || !Api.isCopy(*V.Built.front().first))
+          V.Built.front().second != Remoteness::Local)
         continue;
-      std::optional<ReturnedCopy> Named = namedInParameters(V.Built.front().first);
+      const Expr *Site = V.Built.front().first;
+      std::optional<ReturnedCopy> Named = Api.isCopy(*Site) ? namedInParameters(Site)
+                                                            : returnedInParameters(Site);
       if (!Named)
         continue;
       P.Stored.push_back(StoredCopy{PV.Path, std::move(*Named)});
       StoredSites.insert(V.Built.front().first);
+    }
+  }
+
+  /// The copy a helper returns at the call \p Site (a member function
+  /// making it from the object's members, `make_copy(i)`), in the
+  /// function's parameters (and members).
+  std::optional<ReturnedCopy> returnedInParameters(const Expr *Site) const {
+    auto It = A.ReturnedCopies.find(Site);
+    if (It == A.ReturnedCopies.end())
+      return std::nullopt;
+    llvm::SmallVector<const Expr *, 8> Args = callArguments(Site);
+    std::optional<SemaphoreName> S = semaphoreAtCall(It->second.Receive, Args, Vars, Ctx);
+    std::optional<SummarySemaphore> Named = S ? summarySemaphore(*S, Vars, Ctx) : std::nullopt;
+    if (!Named)
+      return std::nullopt;
+    ReturnedCopy R;
+    R.Receive = std::move(*Named);
+    auto InParameters = [&](const std::optional<SummaryBuffer> &B) -> std::optional<SummaryBuffer> {
+      std::optional<BufferName> N = B ? bufferAtCall(*B, Args, Api, Vars, Ctx) : std::nullopt;
+      return N ? summaryBuffer(*N, Vars, Ctx) : std::nullopt;
+    };
+    R.Source = InParameters(It->second.Source);
+    R.Target = InParameters(It->second.Target);
+    return R;
+  }
+
+  /// A constructor's: the members it sets from its parameters, in its
+  /// member initialisers or in the assignments its body starts with, and
+  /// writes nowhere else.
+  void collectMemberInits() {
+    const auto *Ctor = dyn_cast<CXXConstructorDecl>(&FD);
+    const auto *Body = Ctor ? dyn_cast_or_null<CompoundStmt>(FD.getBody()) : nullptr;
+    if (!Body)
+      return;
+    llvm::DenseMap<const FieldDecl *, const Expr *> Sets;
+    llvm::DenseMap<const FieldDecl *, const Expr *> Assignments;
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten() && Init->isMemberInitializer())
+        Sets[Init->getMember()] = Init->getInit();
+    // `sem_ = sem;` before anything else; what the rest of the body writes.
+    llvm::DenseSet<const FieldDecl *> Written;
+    bool Any = false, Leading = true;
+    for (const Stmt *S : Body->body()) {
+      // `member = value;`: a built-in or a class's copy assignment.
+      const Expr *LHS = nullptr, *RHS = nullptr;
+      if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->getOpcode() == BO_Assign) {
+        LHS = BO->getLHS();
+        RHS = BO->getRHS();
+      } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
+                 OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2) {
+        LHS = OC->getArg(0);
+        RHS = OC->getArg(1);
+      }
+      const auto *ME = LHS ? dyn_cast<MemberExpr>(LHS->IgnoreParenImpCasts()) : nullptr;
+      const auto *F = ME && isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())
+                          ? dyn_cast<FieldDecl>(ME->getMemberDecl())
+                          : nullptr;
+      if (Leading && F && !Sets.count(F)) {
+        Sets[F] = RHS;
+        Assignments[F] = cast<Expr>(S);
+        continue;
+      }
+      Leading = false;
+      bool AnyHere = false;
+      for (const FieldDecl *W : membersWritten(S, AnyHere))
+        Written.insert(W);
+      Any |= AnyHere;
+    }
+    if (Any)
+      return;
+    for (const auto &[F, E] : Sets) {
+      if (Written.contains(F))
+        continue;
+      MemberInit M;
+      M.Field = F;
+      if (std::optional<SemaphoreName> S = semaphoreName(E, Vars))
+        if (std::optional<SummarySemaphore> Named = summarySemaphore(*S, Vars, Ctx);
+            Named && !Named->Member)
+          M.Semaphore = std::move(*Named);
+      if (std::optional<BufferName> B = bufferName(E, Api, Vars))
+        if (std::optional<SummaryBuffer> Named = summaryBuffer(*B, Vars, Ctx);
+            Named && !Named->Member)
+          M.Buffer = std::move(*Named);
+      if (!M.Semaphore && !M.Buffer)
+        continue;
+      P.MemberInits.push_back(std::move(M));
+      MemberInitExprs.push_back(Assignments.lookup(F) ? Assignments.lookup(F) : E);
+      for (const ParmVarDecl *Param : FD.parameters())
+        if (mentions(E, Param))
+          IntoMembers.insert(cast<ValueDecl>(Param->getCanonicalDecl()));
     }
   }
 
@@ -1155,6 +1302,12 @@ private:
   ProtocolSummary P;
   llvm::SmallPtrSet<const Expr *, 4> Kept;
   llvm::SmallPtrSet<const Expr *, 2> StoredSites; ///< Of P.Stored.
+  /// What sets the members of P.MemberInits (an initialiser, or the
+  /// assignment in the body), and the parameters it mentions.
+  std::vector<const Expr *> MemberInitExprs;
+  llvm::SmallPtrSet<const ValueDecl *, 4> IntoMembers;
+  /// The members that may hold semaphores are mentioned only in copies.
+  bool MembersFollowed = true;
   /// A start or wait may act on the object's copies and is not stated as one.
   bool ObjectUnstated = false;
   const Expr *ReturnedSite = nullptr; ///< Of P.Returned.

@@ -91,18 +91,28 @@ bool RootMentions::VisitCXXConstructExpr(CXXConstructExpr *CE) {
 }
 
 bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
-  const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-  if (!V)
-    return true;
+  if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+    addMention(V->getCanonicalDecl(), DRE);
+  return true;
+}
+
+bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
+  if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+      addMention(F, ME);
+  return true;
+}
+
+void RootMentions::addMention(const ValueDecl *Root, const Expr *At) {
   const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
-  Mention M{cast<VarDecl>(V->getCanonicalDecl()), Inside > 0 && InLambda == 0, Init};
+  Mention M{Root, Inside > 0 && InLambda == 0, Init};
   if (InLambdaArgument > 0 && InLambda == 1)
     M.InLambdaCopy = Lambda;
   else if (InCallArgument && InLambda == 0)
     M.InLambdaCopy = InCallArgument;
-  M.Called = Callees.contains(DRE);
+  const auto *DRE = dyn_cast<DeclRefExpr>(At);
+  M.Called = DRE && Callees.contains(DRE);
   Mentions.push_back(M);
-  return true;
 }
 
 bool RootMentions::inCopy(const Mention &M, bool LambdaCopies) const {
@@ -110,13 +120,12 @@ bool RootMentions::inCopy(const Mention &M, bool LambdaCopies) const {
 }
 
 bool RootMentions::onlyInCopies(const ValueDecl *Root, bool LambdaCopies) const {
-  const auto *V = dyn_cast<VarDecl>(Root);
-  if (!V)
+  if (!isa_and_nonnull<VarDecl, FieldDecl>(Root))
     return false;
   for (const Mention &M : Mentions) {
-    if (M.Var != V || inCopy(M, LambdaCopies))
+    if (M.Var != Root || inCopy(M, LambdaCopies))
       continue;
-    if (!M.InInitOf || M.InInitOf == V || !isLocalSemaphoreCopy(M.InInitOf, LambdaCopies))
+    if (!M.InInitOf || M.InInitOf == Root || !isLocalSemaphoreCopy(M.InInitOf, LambdaCopies))
       return false;
   }
   return true;

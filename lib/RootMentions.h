@@ -46,6 +46,8 @@ public:
   bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr *Call);
   bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE);
   bool VisitDeclRefExpr(clang::DeclRefExpr *DRE);
+  /// A member of the object of a member function (`sem_`) is a root too.
+  bool VisitMemberExpr(clang::MemberExpr *ME);
 
   /// True when every mention of \p Root is one the analysis follows; with
   /// \p LambdaCopies, also the semaphore arguments of the copies of lambdas
@@ -67,7 +69,7 @@ public:
 
 private:
   struct Mention {
-    const clang::VarDecl *Var;
+    const clang::ValueDecl *Var; ///< A variable, or a member of `*this`.
     bool InCopy;
     const clang::VarDecl *InInitOf;
     /// A semaphore argument of a copy this lambda makes, or of its call for one.
@@ -75,6 +77,7 @@ private:
     bool Called = false; ///< The callee of a call (`fetch(...)`).
   };
   void addArguments(const clang::Expr *Copy);
+  void addMention(const clang::ValueDecl *Root, const clang::Expr *At);
   /// Whether \p M is a semaphore argument of a copy the question follows.
   bool inCopy(const Mention &M, bool LambdaCopies) const;
   /// A local variable mentioned only as a semaphore argument of copies.

@@ -61,11 +61,17 @@ public:
   /// The variables of \p FD that keep their values (UnwrittenVariables):
   /// one walk of its body however many of the protocol questions ask.
   const UnwrittenVariables &variables(const clang::FunctionDecl &FD, const ApiIndex &Api);
+  /// True when a member function of \p F's class other than its
+  /// constructors may write \p F, or the class has member functions whose
+  /// bodies are elsewhere (ObjectCopies.cpp): one walk of the class's member
+  /// functions however many names ask.
+  bool writtenOutsideConstructors(const clang::FieldDecl &F);
 
   // SummarySource, for the analysis in progress.
   const FunctionSummary *function(const clang::FunctionDecl &FD) override;
   const ClassSummary *members(const clang::CXXRecordDecl &RD) override;
   const ProtocolSummary *protocol(const clang::FunctionDecl &FD) override;
+  const ProtocolSummary *constructorProtocol(const clang::FunctionDecl &Ctor) override;
 
   /// True when \p FD, or a function of the translation unit it calls
   /// (transitively), uses the API: a helper worth a protocol summary. The
@@ -75,6 +81,7 @@ public:
                   const ApiIndex &Api);
 
 private:
+  const ProtocolSummary *protocolSummary(const clang::FunctionDecl &FD, bool OnlyReachingApi);
   /// Forgets the results in Provisional (but \p Keep's and those still in progress).
   void dropProvisional(const clang::FunctionDecl *Keep);
   void retire(std::map<std::tuple<const clang::FunctionDecl *, unsigned, bool>,
@@ -118,6 +125,10 @@ private:
                  std::unique_ptr<UnwrittenVariables>>
       Variables;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
+  /// By class: the members written outside its constructors; nullopt: any.
+  llvm::DenseMap<const clang::CXXRecordDecl *,
+                 std::optional<llvm::DenseSet<const clang::FieldDecl *>>>
+      FieldsWritten;
   /// Final answers of reachesApi.
   llvm::DenseMap<const clang::FunctionDecl *, bool> ReachesApi;
   /// reachesApi's search: the functions it is in (with their depth), and

@@ -158,6 +158,11 @@ public:
   /// What \p FD does with the semaphores a caller passes it; null when it
   /// cannot say (no body here, recursion in progress, no use of the API).
   virtual const ProtocolSummary *protocol(const clang::FunctionDecl &FD) { return nullptr; }
+  /// The same for a constructor whose object's member functions use the
+  /// API, though it may not itself (it sets the members they name).
+  virtual const ProtocolSummary *constructorProtocol(const clang::FunctionDecl &Ctor) {
+    return protocol(Ctor);
+  }
 };
 
 /// A call that hands a descriptor to a helper whose summary waits its send side.

@@ -26,6 +26,7 @@
 
 namespace clang {
 class CallExpr;
+class FieldDecl;
 class LambdaExpr;
 } // namespace clang
 
@@ -44,6 +45,10 @@ struct SummaryTerm {
 struct SummarySemaphore {
   unsigned Param = 0;
   llvm::SmallVector<SummaryTerm, 2> Indices;
+  /// Instead of Param, in a member function's summary: a member of its
+  /// object that only constructors set (`sem_`), named at a call by what
+  /// the object's constructor set it to (ProtocolSummary::MemberInits).
+  const clang::FieldDecl *Member = nullptr;
 };
 
 /// A buffer view a helper names: a parameter and the sub-views taken of it.
@@ -56,6 +61,7 @@ struct SummaryBuffer {
   llvm::SmallVector<Step, 3> Steps;
   /// The view is inside this one: steps the summary cannot name were dropped.
   bool Inexact = false;
+  const clang::FieldDecl *Member = nullptr; ///< As SummarySemaphore's.
 };
 
 /// A copy a helper starts that may be in flight when it returns.
@@ -130,12 +136,22 @@ struct StoredCopy {
   ReturnedCopy Copy;
 };
 
+/// A member a constructor sets from its parameters, and to what, in them:
+/// `sem_(sem)`, `pages_(pages_hbm.at(head))`, or `sem_ = sem;` in its body.
+struct MemberInit {
+  const clang::FieldDecl *Field = nullptr;
+  std::optional<SummarySemaphore> Semaphore;
+  std::optional<SummaryBuffer> Buffer;
+};
+
 /// What a function does with the semaphores its callers pass it.
 struct ProtocolSummary {
   std::vector<HelperStart> Starts;
   std::optional<ReturnedCopy> Returned;
-  /// A constructor's: the copies it stores in its object, by path.
+  /// A constructor's: the copies it stores in its object, by path, and the
+  /// members it sets from its parameters.
   std::vector<StoredCopy> Stored;
+  std::vector<MemberInit> MemberInits;
   std::vector<HelperWait> Waits;
   std::vector<HelperReceiveOnly> ReceiveOnly;
   /// By parameter: the starts and waits above are all the function does
@@ -143,15 +159,18 @@ struct ProtocolSummary {
   /// stores, writes or captures them).
   llvm::SmallVector<bool, 4> Followed;
   /// A constructor's, by parameter: the semaphores a caller passes there go
-  /// only into the Stored copies (and the starts and waits above), so they
-  /// are followed wherever what is done with the object is.
+  /// only into the Stored copies and MemberInits (and the starts and waits
+  /// above), so they are followed wherever what is done with the object is.
   llvm::SmallVector<bool, 4> StoredFollowed;
   /// A member function's: its starts and waits at object paths are all it
-  /// does with the copies its object holds; it stores none there, and hands
-  /// none on.
+  /// does with the copies its object holds (it stores none there, and hands
+  /// none on), and it mentions the semaphores its object's members hold
+  /// only as the semaphores of copies.
   bool ObjectFollowed = false;
 
   bool followed(unsigned Param) const { return Param < Followed.size() && Followed[Param]; }
+  /// Whether some start, wait or returned copy is stated in the object of a
+  /// member function (an object path or a member): named at each call.
   bool hasObjectEntries() const;
 };
 

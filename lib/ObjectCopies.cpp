@@ -41,10 +41,17 @@ bool ProtocolSummary::hasObjectEntries() const {
 namespace {
 
 /// The local variables of a body that are mentioned only as the object of
-/// member calls, with the member functions called on each.
+/// member calls, with the member functions called on each. A mention in a
+/// lambda is another (the lambda may run where the analysis does not see).
 class ObjectMentions : public RecursiveASTVisitor<ObjectMentions> {
 public:
   bool shouldVisitImplicitCode() const { return true; }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    ++InLambda;
+    bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    --InLambda;
+    return Result;
+  }
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(
         MC->getImplicitObjectArgument() ? MC->getImplicitObjectArgument()->IgnoreParens()
@@ -57,8 +64,11 @@ public:
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (isa<VarDecl>(DRE->getDecl()))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
       All.push_back(DRE);
+      if (InLambda > 0)
+        Uses.Other.insert(V->getCanonicalDecl());
+    }
     return true;
   }
   ObjectUses finish() {
@@ -72,6 +82,7 @@ private:
   llvm::DenseSet<const DeclRefExpr *> AsObject;
   std::vector<const DeclRefExpr *> All;
   ObjectUses Uses;
+  unsigned InLambda = 0;
 };
 
 /// Whether destroying an object of \p RD may run code of the translation

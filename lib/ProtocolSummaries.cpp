@@ -752,7 +752,7 @@ private:
   /// are all the function does with them.
   bool objectFollowed() const {
     if (!isa<CXXMethodDecl>(&FD) || ObjectUnstated || A.Summary.Object.MayWrite ||
-        A.Summary.Object.Escapes || !MembersFollowed)
+        A.Summary.Object.Escapes || !MembersFollowed || !thisCallsFollowed())
       return false;
     for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
       const OriginInfo &O = A.origin(Id);
@@ -829,6 +829,7 @@ private:
       }
     }
     bool KeepsAny = !P.Stored.empty() || !P.MemberInits.empty();
+    bool ThisFollowed = KeepsAny && thisCallsFollowed();
     if (KeepsAny)
       P.StoredFollowed.assign(FD.getNumParams(), false);
     for (unsigned I = 0; I < FD.getNumParams(); ++I) {
@@ -837,7 +838,7 @@ private:
       bool Here = Roots.onlyInCopies(Param) && !Lost.count(Root);
       P.Followed[I] = Here && !LostToObject.count(Root) && !IntoMembers.count(Root);
       if (KeepsAny)
-        P.StoredFollowed[I] = Here && MembersFollowed;
+        P.StoredFollowed[I] = Here && MembersFollowed && ThisFollowed;
     }
   }
 
@@ -1013,6 +1014,34 @@ private:
     H.When = U.Params;
     H.Conditional = !keepUnwritten(H.When, FD, Vars);
     P.Starts.push_back(std::move(H));
+  }
+
+  /// Whether the object goes nowhere but to member functions called on it
+  /// whose summaries state all they do with its copies and members.
+  bool thisCallsFollowed() const {
+    bool Escapes = false;
+    membersWritten(FD.getBody(), Escapes);
+    if (Escapes)
+      return false;
+    struct Calls : RecursiveASTVisitor<Calls> {
+      std::vector<const CXXMethodDecl *> Methods;
+      bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+        const Expr *Object = MC->getImplicitObjectArgument();
+        if (Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts()))
+          Methods.push_back(MC->getMethodDecl());
+        return true;
+      }
+    } Walk;
+    Walk.TraverseStmt(FD.getBody());
+    for (const CXXMethodDecl *MD : Walk.Methods) {
+      const FunctionDecl *Body = nullptr;
+      if (!MD || MD->isVirtual() || !MD->hasBody(Body))
+        return false;
+      const ProtocolSummary *S = AnalysisCache::current().protocol(*Body);
+      if (!S || !S->ObjectFollowed)
+        return false;
+    }
+    return true;
   }
 
   /// Whether \p VS may hold copies of the object of a member function.

@@ -44,9 +44,14 @@ enum class LifeEvent { Start, WaitSend, WaitRecv, Wait };
 /// calls (not in Other), with the member functions called on each
 /// (ObjectCopies.cpp).
 struct ObjectUses {
-  llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::CXXMethodDecl *, 4>>
+  /// By local (or binding of a structured binding).
+  llvm::DenseMap<const clang::ValueDecl *, llvm::SmallVector<const clang::CXXMethodDecl *, 4>>
       Methods;
-  llvm::DenseSet<const clang::VarDecl *> Other;
+  llvm::DenseSet<const clang::ValueDecl *> Other;
+  /// By lambda of the function: its calls, and the locals they initialise.
+  llvm::DenseMap<const clang::LambdaExpr *, unsigned> LambdaCalls;
+  llvm::DenseMap<const clang::LambdaExpr *, llvm::SmallVector<const clang::VarDecl *, 2>>
+      LambdaInits;
 };
 
 /// The members of `*this` that \p Body (of a member function) may write:
@@ -269,18 +274,25 @@ public:
   /// constructor whose summary names what it stores (Constructor), and
   /// mentioned only to call member functions that store no copy in it.
   /// Followed: each of those states all it does with the copies.
+  /// Within: the construction is in what a lambda of the function returns,
+  /// at this call of it.
   struct ConstructedObject {
     const clang::CXXConstructExpr *Construct = nullptr;
     const ProtocolSummary *Constructor = nullptr;
     bool Followed = false;
+    std::optional<LambdaCall> Within;
   };
   std::optional<ConstructedObject> constructedObject(const clang::CXXMemberCallExpr &Call);
+  /// The same for the local (or binding) \p D; with \p Siblings, an object
+  /// a lambda makes is followed only if all the objects its calls make are.
+  std::optional<ConstructedObject> makeObject(const clang::ValueDecl *D, bool Siblings);
   /// \p Summary (with entries at object paths) at the call \p Call with
   /// \p Args: the entries named on the object's constructed copies, with the
   /// constructor's arguments appended to \p Args; where the object is not
   /// such a local, starts dropped and waits unknown.
   ProtocolSummary atObject(const clang::Expr *Call, const ProtocolSummary &Summary,
-                           llvm::SmallVectorImpl<const clang::Expr *> &Args);
+                           llvm::SmallVectorImpl<const clang::Expr *> &Args,
+                           std::optional<LambdaCall> &Within);
 
   // ---------------------------------------------------- Summaries.cpp ---
   void recordReturn(const clang::Expr *Returned, State &S, unsigned Depth);
@@ -338,7 +350,7 @@ public:
   std::map<std::pair<const clang::Expr *, unsigned>, OriginId> HelperOriginIds;
   /// Found once per function, at the first member call that needs it.
   std::optional<ObjectUses> LocalObjects;
-  llvm::DenseMap<const clang::VarDecl *, std::optional<ConstructedObject>> Objects;
+  llvm::DenseMap<const clang::ValueDecl *, std::optional<ConstructedObject>> Objects;
   /// Where a call is in Out.ProtocolCalls.
   std::map<const clang::Expr *, size_t> ProtocolCallIndex;
   /// What each function and expression met is, by the model: asked at

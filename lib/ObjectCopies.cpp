@@ -56,25 +56,37 @@ public:
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(
         MC->getImplicitObjectArgument() ? MC->getImplicitObjectArgument()->IgnoreParens()
                                         : nullptr);
-    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-    if (!V)
+    const ValueDecl *V = DRE ? DRE->getDecl() : nullptr;
+    if (!isa_and_nonnull<VarDecl, BindingDecl>(V))
       return true;
     AsObject.insert(DRE);
-    Uses.Methods[V->getCanonicalDecl()].push_back(MC->getMethodDecl());
+    Uses.Methods[cast<ValueDecl>(V->getCanonicalDecl())].push_back(MC->getMethodDecl());
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
+    const ValueDecl *V = DRE->getDecl();
+    if (isa<VarDecl, BindingDecl>(V)) {
       All.push_back(DRE);
       if (InLambda > 0)
-        Uses.Other.insert(V->getCanonicalDecl());
+        Uses.Other.insert(cast<ValueDecl>(V->getCanonicalDecl()));
     }
+    return true;
+  }
+  // The calls of the function's lambdas, and the locals they initialise.
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
+    if (std::optional<LambdaCall> C = lambdaCall(Call))
+      ++Uses.LambdaCalls[C->Lambda];
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (std::optional<LambdaCall> C = V->getInit() ? lambdaCall(V->getInit()) : std::nullopt)
+      Uses.LambdaInits[C->Lambda].push_back(V);
     return true;
   }
   ObjectUses finish() {
     for (const DeclRefExpr *DRE : All)
       if (!AsObject.contains(DRE))
-        Uses.Other.insert(cast<VarDecl>(DRE->getDecl()->getCanonicalDecl()));
+        Uses.Other.insert(cast<ValueDecl>(DRE->getDecl()->getCanonicalDecl()));
     return std::move(Uses);
   }
 
@@ -307,27 +319,118 @@ bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
   return !It->second || It->second->contains(&F);
 }
 
+namespace {
+
+/// The local \p D is, or holds as the binding \p Element of a structured
+/// binding (`auto [k, v] = make(...)`: the pair `make` returns, element 1
+/// for `v`); null for anything else.
+const VarDecl *holderOf(const ValueDecl *D, unsigned &Element) {
+  Element = ~0u;
+  const auto *Holder = dyn_cast_or_null<VarDecl>(D);
+  if (const auto *B = dyn_cast_or_null<BindingDecl>(D)) {
+    const auto *Decomposition = dyn_cast_or_null<DecompositionDecl>(B->getDecomposedDecl());
+    if (!Decomposition)
+      return nullptr;
+    llvm::ArrayRef<BindingDecl *> Bindings = Decomposition->bindings();
+    Element = static_cast<unsigned>(llvm::find(Bindings, B) - Bindings.begin());
+    Holder = Decomposition;
+  }
+  if (!Holder || !Holder->isLocalVarDecl() || Holder->isStaticLocal() ||
+      Holder->getType()->isReferenceType())
+    return nullptr;
+  return Holder;
+}
+
+/// Element \p Element of a pair or tuple \p E makes (`std::make_pair(k,
+/// v)`, `std::pair<A, B>(k, v)`, `{k, v}`); \p E itself for ~0u.
+const Expr *elementOf(const Expr *E, unsigned Element) {
+  if (Element == ~0u || !E)
+    return E;
+  llvm::ArrayRef<const Expr *> Args;
+  llvm::SmallVector<const Expr *, 4> Storage;
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+        (Callee->getName() != "make_pair" && Callee->getName() != "make_tuple"))
+      return nullptr;
+    Storage.append(Call->arg_begin(), Call->arg_end());
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
+    if (!RD->isInStdNamespace() || !RD->getIdentifier() ||
+        (RD->getName() != "pair" && RD->getName() != "tuple") ||
+        Construct->getConstructor()->isCopyOrMoveConstructor())
+      return nullptr;
+    Storage.append(Construct->arg_begin(), Construct->arg_end());
+  } else {
+    return nullptr;
+  }
+  Args = Storage;
+  return Element < Args.size() ? stripWrappers(Args[Element]) : nullptr;
+}
+
+/// Whether \p V (a local of the lambda \p L) is mentioned once in its body:
+/// where it is returned.
+bool mentionedOnce(const VarDecl *V, const LambdaExpr &L) {
+  struct Count : RecursiveASTVisitor<Count> {
+    const VarDecl *V;
+    unsigned N = 0;
+    bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+      N += DRE->getDecl() == V;
+      return true;
+    }
+  } C;
+  C.V = V;
+  C.TraverseStmt(L.getBody());
+  return C.N == 1;
+}
+
+} // namespace
+
 std::optional<Analyzer::ConstructedObject>
 Analyzer::constructedObject(const CXXMemberCallExpr &Call) {
   const Expr *Object = Call.getImplicitObjectArgument();
   const auto *DRE = Object ? dyn_cast<DeclRefExpr>(Object->IgnoreParens()) : nullptr;
-  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || V->getType()->isReferenceType() ||
-      !Summaries || !Function || !Function->getBody())
+  if (!DRE || !Summaries || !Function || !Function->getBody())
     return std::nullopt;
-  V = V->getCanonicalDecl();
-  auto [It, New] = Objects.try_emplace(V);
+  const auto *D = cast<ValueDecl>(DRE->getDecl()->getCanonicalDecl());
+  auto [It, New] = Objects.try_emplace(D);
   if (!New)
     return It->second;
-  // Made by a constructor of the class with a body here (not copied).
-  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(stripWrappers(V->getInit()));
+  It->second = makeObject(D, /*Siblings=*/true);
+  return It->second;
+}
+
+std::optional<Analyzer::ConstructedObject> Analyzer::makeObject(const ValueDecl *D,
+                                                               bool Siblings) {
+  unsigned Element = ~0u;
+  const VarDecl *Holder = holderOf(D, Element);
+  if (!Holder)
+    return std::nullopt;
+  // Made by a constructor of the class with a body here (not copied): in
+  // the initialiser, or in what a lambda of the function returns (the object,
+  // a local of the lambda it returns, or an element of a pair of them).
+  const Expr *Made = stripWrappers(Holder->getInit());
+  std::optional<LambdaCall> Within = lambdaCall(Made);
+  if (Within)
+    Made = returnedConstruction(*Within->Lambda->getCallOperator());
+  Made = elementOf(Made, Element);
+  if (const auto *Local = Within && Made ? dyn_cast<DeclRefExpr>(Made) : nullptr) {
+    const auto *V = dyn_cast<VarDecl>(Local->getDecl());
+    Made = V && V->isLocalVarDecl() && !V->isStaticLocal() &&
+                   !V->getType()->isReferenceType() &&
+                   V->getDeclContext() == Within->Lambda->getCallOperator() &&
+                   mentionedOnce(V, *Within->Lambda)
+               ? stripWrappers(V->getInit())
+               : nullptr;
+  }
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Made);
   const CXXConstructorDecl *Ctor = Construct ? Construct->getConstructor() : nullptr;
   const FunctionDecl *Definition = nullptr;
   if (!Ctor || Ctor->isCopyOrMoveConstructor() || !Ctor->hasBody(Definition) ||
       Definition->isDependentContext() || userDestruction(*Ctor->getParent()))
     return std::nullopt;
-  const ProtocolSummary *Made = Summaries->constructorProtocol(*Definition);
-  if (!Made || (Made->Stored.empty() && Made->MemberInits.empty()))
+  const ProtocolSummary *Summary = Summaries->constructorProtocol(*Definition);
+  if (!Summary || (Summary->Stored.empty() && Summary->MemberInits.empty()))
     return std::nullopt;
   // Mentioned only to call member functions that store no copy in it: what
   // the constructor stored stays, and every start and wait of it is one of
@@ -337,10 +440,10 @@ Analyzer::constructedObject(const CXXMemberCallExpr &Call) {
     Walk.TraverseStmt(Function->getBody());
     LocalObjects = Walk.finish();
   }
-  if (LocalObjects->Other.contains(V))
+  if (LocalObjects->Other.contains(D))
     return std::nullopt;
-  ConstructedObject Result{Construct, Made, /*Followed=*/true};
-  auto Calls = LocalObjects->Methods.find(V);
+  ConstructedObject Result{Construct, Summary, /*Followed=*/true, Within};
+  auto Calls = LocalObjects->Methods.find(D);
   if (Calls != LocalObjects->Methods.end())
     for (const CXXMethodDecl *MD : Calls->second) {
       const FunctionDecl *Body = nullptr;
@@ -352,12 +455,34 @@ Analyzer::constructedObject(const CXXMemberCallExpr &Call) {
       const ProtocolSummary *Protocol = Summaries->protocol(*Body);
       Result.Followed = Result.Followed && Protocol && Protocol->ObjectFollowed;
     }
-  It->second = Result;
+  // A lambda's semaphores are followed only if every object any call of it
+  // makes is: each call initialises a local, and each of those locals (each
+  // binding) is such an object.
+  if (Within && Siblings && Result.Followed) {
+    auto Inits = LocalObjects->LambdaInits.find(Within->Lambda);
+    auto Count = LocalObjects->LambdaCalls.find(Within->Lambda);
+    if (Inits == LocalObjects->LambdaInits.end() || Count == LocalObjects->LambdaCalls.end() ||
+        Inits->second.size() != Count->second)
+      Result.Followed = false;
+    else
+      for (const VarDecl *Other : Inits->second) {
+        llvm::SmallVector<const ValueDecl *, 2> Parts;
+        if (const auto *Decomposition = dyn_cast<DecompositionDecl>(Other))
+          Parts.append(Decomposition->bindings().begin(), Decomposition->bindings().end());
+        else
+          Parts.push_back(Other);
+        for (const ValueDecl *Part : Parts) {
+          std::optional<ConstructedObject> O = makeObject(Part, /*Siblings=*/false);
+          Result.Followed = Result.Followed && O && O->Followed;
+        }
+      }
+  }
   return Result;
 }
 
 ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summary,
-                                   llvm::SmallVectorImpl<const Expr *> &Args) {
+                                   llvm::SmallVectorImpl<const Expr *> &Args,
+                                   std::optional<LambdaCall> &Within) {
   ProtocolSummary Out = Summary;
   const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
   const Expr *ObjectExpr = MC ? MC->getImplicitObjectArgument() : nullptr;
@@ -447,6 +572,7 @@ ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summ
   }
   if (!Object)
     return Out;
+  Within = Object->Within;
   llvm::SmallVector<const Expr *, 8> ConstructorArgs = callArguments(Object->Construct);
   Out.Followed.resize(By, false);
   for (unsigned I = 0; I < ConstructorArgs.size(); ++I) {

@@ -64,7 +64,7 @@ bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName
       if (H.Unknown)
         return true;
       for (const SummarySemaphore &Sem : H.Semaphores) {
-        std::optional<SemaphoreName> W = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+        std::optional<SemaphoreName> W = semaphoreAtCall(Sem, PC.Args, Vars, Ctx, PC.within());
         if (!W || MayBe(*W))
           return true;
       }
@@ -159,7 +159,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       Prepare();
       bool Provable = true;
       for (const SummarySemaphore &Sem : H.Sends) {
-        std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, *Vars, Ctx);
+        std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, *Vars, Ctx, PC.within());
         if (!Send || !Judged(*Send) || sendMayBeDrained(A, 0, *Send, *Vars, Ctx, Api) ||
             CallerMayDrain(*Send)) {
           Provable = false;
@@ -174,7 +174,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       Finding.HelperWaitRecv = H.WaitRecv;
       Finding.HelperConstruction = H.Construction;
       Finding.HelperWaitRecvIn = H.In;
-      Finding.SendText = spellAtCall(H.Sends.front(), PC.Args, Ctx);
+      Finding.SendText = spellAtCall(H.Sends.front(), PC.Args, Ctx, PC.within());
       Found.push_back(std::move(Finding));
     }
   return Found;
@@ -244,16 +244,17 @@ std::optional<LocalCopy> localCopy(const OriginInfo &O, const ApiIndex &Api,
 std::optional<LocalCopy> copyAtCall(const SummarySemaphore &Sem,
                                     const std::optional<SummaryBuffer> &Target,
                                     llvm::ArrayRef<const Expr *> Args, const ApiIndex &Api,
-                                    const UnwrittenVariables &Vars, const ASTContext &Ctx) {
+                                    const UnwrittenVariables &Vars, const ASTContext &Ctx,
+                                    const LambdaCall *Within = nullptr) {
   if (!Target)
     return std::nullopt;
-  std::optional<SemaphoreName> S = semaphoreAtCall(Sem, Args, Vars, Ctx);
-  std::optional<BufferName> T = bufferAtCall(*Target, Args, Api, Vars, Ctx);
+  std::optional<SemaphoreName> S = semaphoreAtCall(Sem, Args, Vars, Ctx, Within);
+  std::optional<BufferName> T = bufferAtCall(*Target, Args, Api, Vars, Ctx, Within);
   if (!S || !T)
     return std::nullopt;
   LocalCopy C{*S, *T};
-  C.SemaphoreText = spellAtCall(Sem, Args, Ctx);
-  C.TargetText = spellAtCall(*Target, Args, Ctx);
+  C.SemaphoreText = spellAtCall(Sem, Args, Ctx, Within);
+  C.TargetText = spellAtCall(*Target, Args, Ctx, Within);
   return C;
 }
 
@@ -505,7 +506,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   // call makes it on every path (its conditions are decided there).
   auto AtCall = [&](const ProtocolCall &PC, const SummarySemaphore &Sem,
                     const std::optional<SummaryBuffer> &Target) {
-    return copyAtCall(Sem, Target, PC.Args, Api, Vars, Ctx);
+    return copyAtCall(Sem, Target, PC.Args, Api, Vars, Ctx, PC.within());
   };
   std::map<OriginId, std::optional<LocalCopy>> Copies;
   auto CopyOf = [&](OriginId Id) -> const std::optional<LocalCopy> & {
@@ -716,10 +717,10 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         if (H.Unknown)
           return true;
         std::optional<BufferName> Target =
-            H.Target ? bufferAtCall(*H.Target, PC.Args, Api, Vars, Ctx) : std::nullopt;
-        bool Placeholder = placeholderAtCall(H, PC.Args, Api, Vars, Ctx);
+            H.Target ? bufferAtCall(*H.Target, PC.Args, Api, Vars, Ctx, PC.within()) : std::nullopt;
+        bool Placeholder = placeholderAtCall(H, PC.Args, Api, Vars, Ctx, PC.within());
         for (const SummarySemaphore &Sem : H.Semaphores) {
-          std::optional<SemaphoreName> S = semaphoreAtCall(Sem, PC.Args, Vars, Ctx);
+          std::optional<SemaphoreName> S = semaphoreAtCall(Sem, PC.Args, Vars, Ctx, PC.within());
           if (!S || MayTake(DC, *S, Placeholder, Target ? &*Target : nullptr))
             return true;
         }
@@ -763,7 +764,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     for (unsigned I = 0; I < PC.Summary.Waits.size(); ++I) {
       const HelperWait &H = PC.Summary.Waits[I];
       if (!PC.InFlightBefore.empty() && H.Exact && !H.Conditional && PC.WaitDecided[I] &&
-          H.Semaphores.size() == 1 && !placeholderAtCall(H, PC.Args, Api, Vars, Ctx))
+          H.Semaphores.size() == 1 && !placeholderAtCall(H, PC.Args, Api, Vars, Ctx, PC.within()))
         Sites.push_back(WaitSite{PC.Call, nullptr, &PC, I, PC.InFlightBefore});
     }
   for (const LambdaEvent &E : Events.Waits)

@@ -15,6 +15,7 @@
 #include "dmalint/Protocol.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -93,10 +94,15 @@ const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args) 
   return Arg;
 }
 
+/// \p E as the caller writes it: with \p Within, an expression of that
+/// lambda's body whose parameters are spelled as the call's arguments
+/// ("" when it also mentions a local of the lambda).
+std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall *Within);
+
 std::string spellTerm(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
-                      const ASTContext &Ctx) {
+                      const ASTContext &Ctx, const LambdaCall *Within = nullptr) {
   const Expr *E = termAtCall(T, Args);
-  return E ? spelling(E, Ctx) : std::string();
+  return E ? spellArgument(E, Ctx, Within) : std::string();
 }
 
 } // namespace
@@ -145,7 +151,7 @@ std::optional<SummaryBuffer> summaryBuffer(const BufferName &N, const UnwrittenV
 std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
                                              llvm::ArrayRef<const Expr *> Args,
                                              const UnwrittenVariables &Vars,
-                                             const ASTContext &Ctx) {
+                                             const ASTContext &Ctx, const LambdaCall *Within) {
   std::optional<SemaphoreName> N;
   if (S.Member) {
     // A call on the caller's own object (ObjectCopies.cpp names the others').
@@ -158,12 +164,14 @@ std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
     return std::nullopt;
   for (const SummaryTerm &T : S.Indices)
     N->Indices.push_back(termAtCall(T, Args));
+  if (Within)
+    return semaphoreAtLambdaCall(*N, *Within, Vars);
   return N;
 }
 
 std::optional<BufferName> bufferAtCall(const SummaryBuffer &B, llvm::ArrayRef<const Expr *> Args,
                                        const ApiIndex &Api, const UnwrittenVariables &Vars,
-                                       const ASTContext &Ctx) {
+                                       const ASTContext &Ctx, const LambdaCall *Within) {
   std::optional<BufferName> N;
   if (B.Member) {
     N.emplace();
@@ -184,35 +192,38 @@ std::optional<BufferName> bufferAtCall(const SummaryBuffer &B, llvm::ArrayRef<co
     }
     N->Steps.push_back(Step);
   }
+  if (Within)
+    return bufferAtLambdaCall(*N, *Within, Api, Vars);
   return N;
 }
 
 bool placeholderAtCall(const HelperWait &W, llvm::ArrayRef<const Expr *> Args,
                        const ApiIndex &Api, const UnwrittenVariables &Vars,
-                       const ASTContext &Ctx) {
+                       const ASTContext &Ctx, const LambdaCall *Within) {
   if (W.Placeholder)
     return true;
   if (!W.Source || !W.Target)
     return false;
-  std::optional<BufferName> Source = bufferAtCall(*W.Source, Args, Api, Vars, Ctx);
-  std::optional<BufferName> Target = bufferAtCall(*W.Target, Args, Api, Vars, Ctx);
+  std::optional<BufferName> Source = bufferAtCall(*W.Source, Args, Api, Vars, Ctx, Within);
+  std::optional<BufferName> Target = bufferAtCall(*W.Target, Args, Api, Vars, Ctx, Within);
   return Source && Target &&
          compareBuffers(*Source, *Target, Vars, Ctx, Evaluation::SameIteration) ==
              BufferRelation::Same;
 }
 
 std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const Expr *> Args,
-                        const ASTContext &Ctx) {
+                        const ASTContext &Ctx, const LambdaCall *Within) {
   if (!S.Member && S.Param >= Args.size())
     return "";
-  std::string Text = S.Member ? S.Member->getNameAsString() : spelling(Args[S.Param], Ctx);
+  std::string Text =
+      S.Member ? S.Member->getNameAsString() : spellArgument(Args[S.Param], Ctx, Within);
   if (Text.empty())
     return "";
   if (S.Indices.empty())
     return Text;
   std::string List;
   for (const SummaryTerm &T : S.Indices) {
-    std::string Index = spellTerm(T, Args, Ctx);
+    std::string Index = spellTerm(T, Args, Ctx, Within);
     if (Index.empty())
       return "";
     List += (List.empty() ? "" : ", ") + Index;
@@ -221,13 +232,14 @@ std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const Expr *> 
 }
 
 std::string spellAtCall(const SummaryBuffer &B, llvm::ArrayRef<const Expr *> Args,
-                        const ASTContext &Ctx) {
+                        const ASTContext &Ctx, const LambdaCall *Within) {
   if (!B.Member && B.Param >= Args.size())
     return "";
-  std::string Text = B.Member ? B.Member->getNameAsString() : spelling(Args[B.Param], Ctx);
+  std::string Text =
+      B.Member ? B.Member->getNameAsString() : spellArgument(Args[B.Param], Ctx, Within);
   for (const SummaryBuffer::Step &S : B.Steps) {
-    std::string Start = spellTerm(S.Start, Args, Ctx);
-    std::string Size = S.Slice ? spellTerm(S.Size, Args, Ctx) : "";
+    std::string Start = spellTerm(S.Start, Args, Ctx, Within);
+    std::string Size = S.Slice ? spellTerm(S.Size, Args, Ctx, Within) : "";
     if (Text.empty() || Start.empty() || (S.Slice && Size.empty()))
       return "";
     Text += S.Slice ? ".slice(" + Start + ", " + Size + ")" : ".at(" + Start + ")";
@@ -435,6 +447,56 @@ std::string spellAtLambdaCall(const BufferName &N, const LambdaCall &C, const AS
   return Text;
 }
 
+namespace {
+
+/// Collects the mentions of a lambda's parameters and locals in an expression.
+struct LambdaMentions : RecursiveASTVisitor<LambdaMentions> {
+  const CXXMethodDecl *Op;
+  std::vector<const DeclRefExpr *> Params;
+  bool Locals = false;
+  explicit LambdaMentions(const CXXMethodDecl *Op) : Op(Op) {}
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V || V->getDeclContext() != Op)
+      return true;
+    if (isa<ParmVarDecl>(V))
+      Params.push_back(DRE);
+    else
+      Locals = true;
+    return true;
+  }
+};
+
+std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall *Within) {
+  std::string Text = spelling(E, Ctx);
+  if (!Within || Text.empty())
+    return Text;
+  LambdaMentions M(Within->Lambda->getCallOperator());
+  M.TraverseStmt(const_cast<Expr *>(E));
+  if (M.Locals)
+    return "";
+  // Replace each parameter, from the last, by the call's argument.
+  const SourceManager &SM = Ctx.getSourceManager();
+  unsigned Begin = SM.getFileOffset(SM.getSpellingLoc(E->getBeginLoc()));
+  std::sort(M.Params.begin(), M.Params.end(), [&](const DeclRefExpr *A, const DeclRefExpr *B) {
+    return SM.getFileOffset(SM.getSpellingLoc(A->getLocation())) >
+           SM.getFileOffset(SM.getSpellingLoc(B->getLocation()));
+  });
+  for (const DeclRefExpr *DRE : M.Params) {
+    unsigned I = cast<ParmVarDecl>(DRE->getDecl())->getFunctionScopeIndex();
+    unsigned At = SM.getFileOffset(SM.getSpellingLoc(DRE->getLocation()));
+    std::string Arg = I < Within->Args.size() ? spelling(Within->Args[I], Ctx) : "";
+    unsigned Length = DRE->getDecl()->getName().size();
+    if (Arg.empty() || At < Begin || At - Begin + Length > Text.size() ||
+        Text.compare(At - Begin, Length, DRE->getDecl()->getName()) != 0)
+      return "";
+    Text.replace(At - Begin, Length, Arg);
+  }
+  return Text;
+}
+
+} // namespace
+
 // --------------------------------------------------- a call of a helper ---
 
 namespace {
@@ -513,9 +575,10 @@ void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
   // A member function's starts and waits of its object's copies, named here.
   ProtocolSummary AtObject;
   llvm::SmallVector<const Expr *, 8> ObjectArgs;
+  std::optional<LambdaCall> Within;
   if (Summary && Summary->hasObjectEntries()) {
     ObjectArgs.assign(Args.begin(), Args.end());
-    AtObject = atObject(Call, *Summary, ObjectArgs);
+    AtObject = atObject(Call, *Summary, ObjectArgs, Within);
     Summary = &AtObject;
     Args = ObjectArgs;
   }
@@ -558,6 +621,7 @@ void Analyzer::protocolCall(const Expr *Call, const FunctionDecl *Callee,
     PC.Call = Call;
     PC.Callee = Definition;
     PC.Args.append(Args.begin(), Args.end());
+    PC.Within = Within;
     PC.Summary = *Summary;
     PC.Here = Here;
     PC.InFlightBefore.append(InFlightBefore.begin(), InFlightBefore.end());
@@ -932,17 +996,17 @@ private:
     for (const SummarySemaphore &S : Inner.Semaphores) {
       if (W.Unknown)
         break;
-      if (std::optional<SemaphoreName> N = semaphoreAtCall(S, PC.Args, Vars, Ctx))
+      if (std::optional<SemaphoreName> N = semaphoreAtCall(S, PC.Args, Vars, Ctx, PC.within()))
         W.Semaphores.push_back(*N);
       else
         W.Unknown = true; // It may be any semaphore the caller can reach.
     }
     if (!W.Unknown) {
-      W.Placeholder = placeholderAtCall(Inner, PC.Args, Api, Vars, Ctx);
+      W.Placeholder = placeholderAtCall(Inner, PC.Args, Api, Vars, Ctx, PC.within());
       if (Inner.Target)
-        W.Target = bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx);
+        W.Target = bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx, PC.within());
       if (Inner.Source && !W.Placeholder)
-        W.Source = bufferAtCall(*Inner.Source, PC.Args, Api, Vars, Ctx);
+        W.Source = bufferAtCall(*Inner.Source, PC.Args, Api, Vars, Ctx, PC.within());
       W.Summary.Exact = Inner.Exact && !W.Placeholder && W.Target && W.Semaphores.size() == 1;
     }
     stateInParameters(W);
@@ -1250,10 +1314,10 @@ private:
         OriginId Id = PC.StartOrigins[I];
         if (!Id)
           continue;
-        std::optional<SemaphoreName> S = semaphoreAtCall(Inner.Receive, PC.Args, Vars, Ctx);
+        std::optional<SemaphoreName> S = semaphoreAtCall(Inner.Receive, PC.Args, Vars, Ctx, PC.within());
         if (!S)
           continue;
-        Named Copy{*S, Inner.Target ? bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx)
+        Named Copy{*S, Inner.Target ? bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx, PC.within())
                                     : std::nullopt};
         addStart(Id, Copy, Inner.Kind, Inner.At, Inner.In, withFacts(PC.Here, PC.StartWhen[I]),
                  Inner.Conditional || PC.StartOpen[I]);
@@ -1311,7 +1375,7 @@ private:
         bool Stated = keepUnwritten(R.When, FD, Vars);
         for (const SummarySemaphore &Sem : Inner.Sends) {
           std::optional<SummarySemaphore> S =
-              undrainedParameter(semaphoreAtCall(Sem, PC.Args, Vars, Ctx), 0);
+              undrainedParameter(semaphoreAtCall(Sem, PC.Args, Vars, Ctx, PC.within()), 0);
           if (!S) {
             Stated = false;
             break;

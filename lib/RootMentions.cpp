@@ -106,7 +106,10 @@ bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
 void RootMentions::addMention(const ValueDecl *Root, const Expr *At) {
   const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
   Mention M{Root, Inside > 0 && InLambda == 0, Init};
-  if (InLambdaArgument > 0 && InLambda == 1)
+  // A followed argument written in a lambda: the constructor arguments of
+  // an object the lambda makes (ObjectCopies.cpp), followed where the
+  // lambda only runs at its calls.
+  if ((InLambdaArgument > 0 || (CalledLambdas && Inside > 0)) && InLambda == 1)
     M.InLambdaCopy = Lambda;
   else if (InCallArgument && InLambda == 0)
     M.InLambdaCopy = InCallArgument;

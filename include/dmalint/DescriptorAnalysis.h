@@ -206,6 +206,11 @@ struct ProtocolCall {
   llvm::SmallVector<OriginId, 2> StartOrigins;
   /// The origins that may be in flight just before the call, on some path.
   llvm::SmallVector<OriginId, 2> InFlightBefore;
+  /// Set when the call is on an object a lambda of the function made: the
+  /// constructor's arguments among Args are that lambda's, named at this
+  /// call of it (the names' Within).
+  std::optional<LambdaCall> Within;
+  const LambdaCall *within() const { return Within ? &*Within : nullptr; }
 };
 
 /// A use of a descriptor that a check may judge: the call, its object

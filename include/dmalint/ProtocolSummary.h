@@ -32,6 +32,8 @@ class LambdaExpr;
 
 namespace dmalint {
 
+struct LambdaCall;
+
 /// An index, slice start or slice size in a summary: a constant (an
 /// expression of the helper clang evaluates), the value of a parameter, or
 /// unknown.
@@ -188,20 +190,27 @@ std::optional<SummaryBuffer> summaryBuffer(const BufferName &N, const UnwrittenV
 /// indices after it, an argument in place of each parameter. Nullopt when
 /// the argument cannot be named (UnwrittenVariables of the caller, \p Vars).
 /// An index that cannot be named stays in the name as unknown (null).
+///
+/// \p Within: the arguments (some of them) are written in the body of the
+/// lambda this call calls (an object's constructor arguments, where a lambda
+/// of the caller made the object): names through them are put at that call
+/// (semaphoreAtLambdaCall).
 std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
                                              llvm::ArrayRef<const clang::Expr *> Args,
                                              const UnwrittenVariables &Vars,
-                                             const clang::ASTContext &Ctx);
+                                             const clang::ASTContext &Ctx,
+                                             const LambdaCall *Within = nullptr);
 std::optional<BufferName> bufferAtCall(const SummaryBuffer &B,
                                        llvm::ArrayRef<const clang::Expr *> Args,
                                        const ApiIndex &Api, const UnwrittenVariables &Vars,
-                                       const clang::ASTContext &Ctx);
+                                       const clang::ASTContext &Ctx,
+                                       const LambdaCall *Within = nullptr);
 
 /// Whether \p W is a placeholder at a call with \p Args: it is one in the
 /// helper, or the arguments make its source and target one view.
 bool placeholderAtCall(const HelperWait &W, llvm::ArrayRef<const clang::Expr *> Args,
                        const ApiIndex &Api, const UnwrittenVariables &Vars,
-                       const clang::ASTContext &Ctx);
+                       const clang::ASTContext &Ctx, const LambdaCall *Within = nullptr);
 
 /// A call a function makes of a lambda of its own, which the analysis
 /// inlines: of the lambda written at the call, or held by a local that is
@@ -229,9 +238,9 @@ std::optional<BufferName> bufferAtLambdaCall(const BufferName &N, const LambdaCa
 /// \p S or \p B as the caller would write it (`sems.at(0, next)`), for
 /// messages; "" when a part has no spelling.
 std::string spellAtCall(const SummarySemaphore &S, llvm::ArrayRef<const clang::Expr *> Args,
-                        const clang::ASTContext &Ctx);
+                        const clang::ASTContext &Ctx, const LambdaCall *Within = nullptr);
 std::string spellAtCall(const SummaryBuffer &B, llvm::ArrayRef<const clang::Expr *> Args,
-                        const clang::ASTContext &Ctx);
+                        const clang::ASTContext &Ctx, const LambdaCall *Within = nullptr);
 /// The same for a name in the body of the lambda \p C calls.
 std::string spellAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
                               const clang::ASTContext &Ctx);

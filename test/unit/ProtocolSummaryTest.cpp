@@ -30,7 +30,7 @@ Summarised summarise(const std::string &Code, const std::string &Name) {
   S.AST = dmalint::test::parseKernel(Code);
   ASTContext &Ctx = S.AST->getASTContext();
   S.Function = dmalint::test::findOne<FunctionDecl>(
-      *S.AST, functionDecl(hasName(Name), isDefinition()));
+      *S.AST, functionDecl(hasName(Name), isDefinition(), unless(isImplicit())));
   if (!S.Function)
     return S;
   dmalint::AnalysisCache &Cache = dmalint::AnalysisCache::current();
@@ -271,3 +271,80 @@ TEST(ProtocolSummary, NamesAtALambdaCall) {
 }
 
 } // namespace
+
+// A class that keeps copies (a MultiPageAsyncCopyDescriptor port): the
+// constructor's summary names what it stores and what it sets its members
+// to, in its parameters; a member function's names what it starts and waits
+// in terms of the object (its copies' path, its members).
+constexpr const char *PageClass =
+    "void elsewhere(DmaSemaphore s);\n"
+    "class Pages {\n"
+    " public:\n"
+    "  Pages(Ref<float> hbm, Ref<float> buf, DmaSemaphore sem, int n)\n"
+    "      : hbm_(hbm), buf_(buf.at(1)), sem_(sem) {\n"
+    "    for (int i = 0; i < n; ++i)\n"
+    "      copies_.push_back(make_async_copy(hbm.at(i), buf.at(i), sem));\n"
+    "  }\n"
+    "  void start() { for (AsyncCopyDescriptor &c : copies_) c.start(); }\n"
+    "  void wait_members() { make_async_copy(hbm_, buf_.at(0), sem_).wait(); }\n"
+    "  void hand_on() { elsewhere(sem_); }\n"
+    " private:\n"
+    "  Ref<float> hbm_, buf_;\n"
+    "  DmaSemaphore sem_;\n"
+    "  std::vector<AsyncCopyDescriptor> copies_;\n"
+    "};\n";
+
+TEST(ProtocolSummary, AConstructorNamesWhatItStoresAndSetsInItsParameters) {
+  Summarised S = summarise(PageClass, "Pages");
+  ASSERT_TRUE(S.Summary);
+  const dmalint::ProtocolSummary &P = *S.Summary;
+  ASSERT_EQ(P.Stored.size(), 1u);
+  const dmalint::ReturnedCopy &Stored = P.Stored[0].Copy;
+  EXPECT_EQ(Stored.Receive.Member, nullptr);
+  EXPECT_EQ(Stored.Receive.Param, 2u);
+  ASSERT_TRUE(Stored.Target);
+  EXPECT_EQ(Stored.Target->Param, 1u);
+  EXPECT_TRUE(Stored.Target->Inexact); // buf.at(i): i is the loop's.
+  const dmalint::MemberInit *Sem = nullptr, *Buf = nullptr;
+  for (const dmalint::MemberInit &I : P.MemberInits) {
+    if (I.Field->getName() == "sem_")
+      Sem = &I;
+    if (I.Field->getName() == "buf_")
+      Buf = &I;
+  }
+  ASSERT_TRUE(Sem && Sem->Semaphore);
+  EXPECT_EQ(Sem->Semaphore->Param, 2u);
+  ASSERT_TRUE(Buf && Buf->Buffer);
+  EXPECT_EQ(Buf->Buffer->Param, 1u);
+  EXPECT_EQ(Buf->Buffer->Steps.size(), 1u); // buf.at(1)
+  // The semaphore is kept by the object: followed only where the object is.
+  EXPECT_FALSE(P.followed(2));
+  ASSERT_EQ(P.StoredFollowed.size(), 4u);
+  EXPECT_TRUE(P.StoredFollowed[2]);
+}
+
+TEST(ProtocolSummary, MemberFunctionsNameTheirObjectsCopiesAndMembers) {
+  Summarised Start = summarise(PageClass, "start");
+  ASSERT_TRUE(Start.Summary);
+  ASSERT_EQ(Start.Summary->Starts.size(), 1u);
+  EXPECT_TRUE(Start.Summary->Starts[0].ObjectPath.has_value());
+  EXPECT_TRUE(Start.Summary->ObjectFollowed);
+
+  Summarised Wait = summarise(PageClass, "wait_members");
+  ASSERT_TRUE(Wait.Summary);
+  ASSERT_EQ(Wait.Summary->Waits.size(), 1u);
+  const dmalint::HelperWait &W = Wait.Summary->Waits[0];
+  ASSERT_EQ(W.Semaphores.size(), 1u);
+  ASSERT_NE(W.Semaphores[0].Member, nullptr);
+  EXPECT_EQ(W.Semaphores[0].Member->getName(), "sem_");
+  ASSERT_TRUE(W.Target);
+  ASSERT_NE(W.Target->Member, nullptr);
+  EXPECT_EQ(W.Target->Member->getName(), "buf_");
+  EXPECT_TRUE(W.Exact);
+  EXPECT_TRUE(Wait.Summary->ObjectFollowed);
+
+  // Handing a semaphore member to a function it cannot see: not followed.
+  Summarised Handed = summarise(PageClass, "hand_on");
+  ASSERT_TRUE(Handed.Summary);
+  EXPECT_FALSE(Handed.Summary->ObjectFollowed);
+}

@@ -41,6 +41,27 @@ const Expr *stripWrappers(const Expr *E) {
   return E;
 }
 
+const Expr *onlyReadOperand(const Stmt *S) {
+  if (const auto *ICE = dyn_cast<ImplicitCastExpr>(S))
+    return ICE->getCastKind() == CK_LValueToRValue ? ICE->getSubExpr() : nullptr;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (Ctor->isCopyConstructor() && CE->getNumArgs() >= 1 &&
+        Ctor->getParamDecl(0)->getType().getNonReferenceType().isConstQualified())
+      return CE->getArg(0);
+    return nullptr;
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    return MD && MD->isConst() ? MC->getImplicitObjectArgument() : nullptr;
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S)) {
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+    return MD && MD->isConst() && OC->getNumArgs() >= 1 ? OC->getArg(0) : nullptr;
+  }
+  return nullptr;
+}
+
 const Expr *withoutWrappers(const Expr *E, bool Conversions) {
   auto SameObjectCast = [&](CastKind K) {
     return K == CK_NoOp || K == CK_DerivedToBase || K == CK_UncheckedDerivedToBase ||

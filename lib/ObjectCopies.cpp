@@ -53,9 +53,11 @@ public:
     return Result;
   }
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    // (A const member function's object is behind a cast adding const.)
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(
-        MC->getImplicitObjectArgument() ? MC->getImplicitObjectArgument()->IgnoreParens()
-                                        : nullptr);
+        MC->getImplicitObjectArgument()
+            ? MC->getImplicitObjectArgument()->IgnoreParenImpCasts()
+            : nullptr);
     const ValueDecl *V = DRE ? DRE->getDecl() : nullptr;
     if (!isa_and_nonnull<VarDecl, BindingDecl>(V))
       return true;
@@ -134,27 +136,9 @@ public:
       Any = true;
     return true;
   }
-  bool VisitImplicitCastExpr(ImplicitCastExpr *ICE) {
-    if (ICE->getCastKind() == CK_LValueToRValue)
-      markRead(ICE->getSubExpr());
-    return true;
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
-    const CXXConstructorDecl *Ctor = CE->getConstructor();
-    if (Ctor->isCopyConstructor() && CE->getNumArgs() >= 1 &&
-        Ctor->getParamDecl(0)->getType().getNonReferenceType().isConstQualified())
-      markRead(CE->getArg(0));
-    return true;
-  }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
-    if (const CXXMethodDecl *MD = MC->getMethodDecl(); MD && MD->isConst())
-      markRead(MC->getImplicitObjectArgument());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
-    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
-        MD && MD->isConst() && OC->getNumArgs() >= 1)
-      markRead(OC->getArg(0));
+  bool VisitStmt(Stmt *S) {
+    if (const Expr *Read = onlyReadOperand(S))
+      markRead(Read);
     return true;
   }
 
@@ -389,7 +373,7 @@ bool mentionedOnce(const VarDecl *V, const LambdaExpr &L) {
 std::optional<Analyzer::ConstructedObject>
 Analyzer::constructedObject(const CXXMemberCallExpr &Call) {
   const Expr *Object = Call.getImplicitObjectArgument();
-  const auto *DRE = Object ? dyn_cast<DeclRefExpr>(Object->IgnoreParens()) : nullptr;
+  const auto *DRE = Object ? dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts()) : nullptr;
   if (!DRE || !Summaries || !Function || !Function->getBody())
     return std::nullopt;
   const auto *D = cast<ValueDecl>(DRE->getDecl()->getCanonicalDecl());

@@ -52,6 +52,21 @@ SummaryTerm termOf(const Expr *E, const UnwrittenVariables &Vars, const ASTConte
   return T;
 }
 
+/// Whether \p S assigns, increments or decrements anything.
+bool writes(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+    return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->isIncrementDecrementOp())
+    return true;
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
+      OC && (OC->isAssignmentOp() || OC->getOperator() == OO_PlusPlus ||
+             OC->getOperator() == OO_MinusMinus))
+    return true;
+  return llvm::any_of(S->children(), [](const Stmt *C) { return writes(C); });
+}
+
 /// Whether \p S mentions \p D.
 bool mentions(const Stmt *S, const ValueDecl *D) {
   if (!S)
@@ -757,6 +772,7 @@ struct OwnWait {
   ParamFacts When;
   OriginId Origin = 0; ///< The one copy it waits, if it is one.
   std::optional<AccessPath> ObjectPath; ///< Of the copies of the object it waits.
+  const Stmt *Here = nullptr; ///< The wait, or the call of the helper making it.
   HelperWait Summary;
 };
 
@@ -912,7 +928,7 @@ private:
     H.Unknown = W.Unknown;
     H.Placeholder = W.Placeholder;
     H.When = W.When;
-    H.Conditional |= !keepUnwritten(H.When, FD, Vars);
+    H.Conditional |= !keepUnwritten(H.When, FD, Vars) || conditional(W.Here);
     for (const SemaphoreName &N : W.Semaphores)
       if (std::optional<SummarySemaphore> S = summarySemaphore(N, Vars, Ctx))
         H.Semaphores.push_back(*S);
@@ -943,7 +959,7 @@ private:
       H.At = U.Call;
       H.In = &FD;
       H.When = W.When;
-      H.Conditional = !keepUnwritten(H.When, FD, Vars);
+      H.Conditional = !keepUnwritten(H.When, FD, Vars) || conditional(U.Call);
       H.ObjectPath = Path;
       H.Exact = Role != ApiRole::WaitSend;
       Waits.push_back(std::move(W));
@@ -958,6 +974,7 @@ private:
       const OriginInfo &O = A.origin(Id);
       OwnWait W;
       W.When = U.Params;
+      W.Here = U.Call;
       W.Summary.At = U.Call;
       W.Summary.In = &FD;
       llvm::SmallVector<SemaphoreName, 2> Names;
@@ -989,6 +1006,7 @@ private:
       return; // It cannot happen at this call.
     OwnWait W;
     W.When = withFacts(PC.Here, PC.WaitWhen[I]);
+    W.Here = PC.Call;
     W.Summary.At = Inner.At;
     W.Summary.In = Inner.In;
     W.Summary.Conditional = Inner.Conditional || PC.WaitOpen[I];
@@ -1042,7 +1060,8 @@ private:
   /// A start the summary can state: in flight at the exit on some path,
   /// taken by no wait of the function, its receive semaphore a parameter's.
   void addStart(OriginId Id, const Named &Copy, Remoteness Kind, const Expr *At,
-                const FunctionDecl *In, ParamFacts When, bool Conditional) {
+                const FunctionDecl *In, ParamFacts When, bool Conditional,
+                const Stmt *Here) {
     if (!llvm::is_contained(A.InFlightAtExit, Id) || covered(Id, Copy, When))
       return;
     std::optional<SummarySemaphore> Receive = summarySemaphore(Copy.Semaphore, Vars, Ctx);
@@ -1056,7 +1075,7 @@ private:
     if (Copy.Target)
       H.Target = summaryBuffer(*Copy.Target, Vars, Ctx);
     H.When = std::move(When);
-    H.Conditional = Conditional || !keepUnwritten(H.When, FD, Vars);
+    H.Conditional = Conditional || !keepUnwritten(H.When, FD, Vars) || conditional(Here);
     P.Starts.push_back(std::move(H));
   }
 
@@ -1076,7 +1095,7 @@ private:
     H.In = &FD;
     H.ObjectPath = Path;
     H.When = U.Params;
-    H.Conditional = !keepUnwritten(H.When, FD, Vars);
+    H.Conditional = !keepUnwritten(H.When, FD, Vars) || conditional(U.Call);
     P.Starts.push_back(std::move(H));
   }
 
@@ -1106,6 +1125,73 @@ private:
         return false;
     }
     return true;
+  }
+
+  /// Whether \p At (a start or wait of the function, or its call of a
+  /// helper that makes one) may not happen on a run of the function for a
+  /// reason its conditions (When: bool parameters tested alone) cannot
+  /// state: under another condition (`if (enabled_)`, `if (blk < nblk)`), in
+  /// a switch or a lambda, or after an exit a condition decides (`if
+  /// (!active_) return;`). Loops may run zero times: a start in one counts.
+  bool conditional(const Stmt *At) {
+    if (!At || !FD.getBody())
+      return false;
+    if (!Parents) {
+      Parents.emplace(FD.getBody());
+      findConditionalExit();
+    }
+    auto BoolParameter = [&](const Expr *Cond) {
+      const Expr *E = Cond ? Cond->IgnoreParenImpCasts() : nullptr;
+      while (const auto *UO = dyn_cast_or_null<UnaryOperator>(E)) {
+        if (UO->getOpcode() != UO_LNot)
+          return false;
+        E = UO->getSubExpr()->IgnoreParenImpCasts();
+      }
+      const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+      const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+      return P && P->getDeclContext() == &FD && P->getType()->isBooleanType();
+    };
+    const Stmt *Child = At;
+    for (const Stmt *P = Parents->getParent(At); P; Child = P, P = Parents->getParent(P)) {
+      if (const auto *If = dyn_cast<IfStmt>(P)) {
+        if ((Child == If->getThen() || Child == If->getElse()) &&
+            (If->getInit() || If->getConditionVariable() || !BoolParameter(If->getCond())))
+          return true;
+      } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(P)) {
+        if (Child != CO->getCond() && !BoolParameter(CO->getCond()))
+          return true;
+      } else if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+        if (BO->isLogicalOp() && Child == BO->getRHS() && !BoolParameter(BO->getLHS()))
+          return true;
+      } else if (isa<SwitchStmt, SwitchCase, LambdaExpr>(P)) {
+        return true;
+      }
+    }
+    return ConditionalExit &&
+           Ctx.getSourceManager().isBeforeInTranslationUnit(ConditionalExit->getBeginLoc(),
+                                                            At->getBeginLoc());
+  }
+
+  /// The first return, goto or throw of the body (outside its lambdas) that
+  /// is not one of the body's own statements: one a condition decides.
+  void findConditionalExit() {
+    struct Exits : RecursiveASTVisitor<Exits> {
+      std::vector<const Stmt *> Found;
+      bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+      bool VisitReturnStmt(ReturnStmt *S) { return Found.push_back(S), true; }
+      bool VisitGotoStmt(GotoStmt *S) { return Found.push_back(S), true; }
+      bool VisitIndirectGotoStmt(IndirectGotoStmt *S) { return Found.push_back(S), true; }
+      bool VisitCXXThrowExpr(CXXThrowExpr *S) { return Found.push_back(S), true; }
+    } Walk;
+    Walk.TraverseStmt(FD.getBody());
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const Stmt *S : Walk.Found) {
+      if (Parents->getParent(S) == FD.getBody())
+        continue; // `return x;` at the end: every run reaches it.
+      if (!ConditionalExit ||
+          SM.isBeforeInTranslationUnit(S->getBeginLoc(), ConditionalExit->getBeginLoc()))
+        ConditionalExit = S;
+    }
   }
 
   /// Whether \p VS may hold copies of the object of a member function.
@@ -1169,9 +1255,14 @@ private:
       return;
     llvm::DenseMap<const FieldDecl *, const Expr *> Sets;
     llvm::DenseMap<const FieldDecl *, const Expr *> Assignments;
-    for (const CXXCtorInitializer *Init : Ctor->inits())
+    for (const CXXCtorInitializer *Init : Ctor->inits()) {
+      // An initialiser that writes (`slot_(slot = 1 - slot)`): the
+      // parameters the names stand for may not hold what the caller passed.
+      if (Init->isWritten() && writes(Init->getInit()))
+        return;
       if (Init->isWritten() && Init->isMemberInitializer())
         Sets[Init->getMember()] = Init->getInit();
+    }
     // `sem_ = sem;` before anything else; what the rest of the body writes.
     llvm::DenseSet<const FieldDecl *> Written;
     bool Any = false, Leading = true;
@@ -1297,7 +1388,7 @@ private:
         if (O.Kind == Remoteness::Unknown || !builtHere(O))
           continue;
         if (std::optional<Named> Copy = namedCopy(O))
-          addStart(V.Origin, *Copy, O.Kind, U.Call, &FD, U.Params, false);
+          addStart(V.Origin, *Copy, O.Kind, U.Call, &FD, U.Params, false, U.Call);
       }
     }
     for (const auto &[Site, Facts] : A.StartedFactories)
@@ -1306,7 +1397,7 @@ private:
         if (O.Site != Site || O.Kind == Remoteness::Unknown || !builtHere(O))
           continue;
         if (std::optional<Named> Copy = namedCopy(O))
-          addStart(Id, *Copy, O.Kind, Site, &FD, Facts, false);
+          addStart(Id, *Copy, O.Kind, Site, &FD, Facts, false, Site);
       }
     for (const ProtocolCall &PC : A.ProtocolCalls)
       for (unsigned I = 0; I < PC.Summary.Starts.size(); ++I) {
@@ -1320,7 +1411,7 @@ private:
         Named Copy{*S, Inner.Target ? bufferAtCall(*Inner.Target, PC.Args, Api, Vars, Ctx, PC.within())
                                     : std::nullopt};
         addStart(Id, Copy, Inner.Kind, Inner.At, Inner.In, withFacts(PC.Here, PC.StartWhen[I]),
-                 Inner.Conditional || PC.StartOpen[I]);
+                 Inner.Conditional || PC.StartOpen[I], PC.Call);
       }
   }
 
@@ -1401,6 +1492,9 @@ private:
   llvm::SmallPtrSet<const ValueDecl *, 4> IntoMembers;
   /// The members that may hold semaphores are mentioned only in copies.
   bool MembersFollowed = true;
+  /// The body's parents, and its first exit a condition decides (conditional()).
+  std::optional<ParentMap> Parents;
+  const Stmt *ConditionalExit = nullptr;
   /// A start or wait may act on the object's copies and is not stated as one.
   bool ObjectUnstated = false;
   const Expr *ReturnedSite = nullptr; ///< Of P.Returned.

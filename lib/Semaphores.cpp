@@ -63,30 +63,17 @@ public:
             Written.insert(Target);
     return true;
   }
-  bool VisitImplicitCastExpr(ImplicitCastExpr *ICE) {
-    if (ICE->getCastKind() == CK_LValueToRValue)
-      markRead(ICE->getSubExpr());
-    return true;
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
-    const CXXConstructorDecl *Ctor = CE->getConstructor();
-    if (Ctor->isCopyConstructor() && CE->getNumArgs() >= 1 &&
-        Ctor->getParamDecl(0)->getType().getNonReferenceType().isConstQualified())
-      markRead(CE->getArg(0));
+  bool VisitStmt(Stmt *S) {
+    if (const Expr *Read = onlyReadOperand(S))
+      markRead(Read);
     return true;
   }
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
-    if (const CXXMethodDecl *MD = MC->getMethodDecl(); MD && MD->isConst())
-      markRead(MC->getImplicitObjectArgument());
-    else if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(
-                 MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
-      MemberCalled.insert(DRE);
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
-    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
-        MD && MD->isConst() && OC->getNumArgs() >= 1)
-      markRead(OC->getArg(0));
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!(MD && MD->isConst()))
+      if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(
+              MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+        MemberCalled.insert(DRE);
     return true;
   }
   // This walk sees the syntactic form of a braced list, where an element is

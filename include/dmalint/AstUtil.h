@@ -29,6 +29,12 @@ const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
 /// casts: the expression written at the call, or the default argument's.
 const clang::Expr *bareArgument(const clang::Expr *E);
 
+/// The operand \p S only reads, if it is one that does: a load's, a copy
+/// construction's from a const reference, a const member function's object
+/// (called or as an operator). The walks that find what a body may write
+/// count every other mention as a write.
+const clang::Expr *onlyReadOperand(const clang::Stmt *S);
+
 /// The body of the loop \p Loop (a for, range-for, while or do statement);
 /// null for any other statement.
 const clang::Stmt *loopBody(const clang::Stmt *Loop);

@@ -41,6 +41,23 @@ const Expr *stripWrappers(const Expr *E) {
   return E;
 }
 
+const Expr *bareCondition(const Expr *E, bool &Positive) {
+  E = E->IgnoreParenImpCasts();
+  while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->getOpcode() != UO_LNot)
+      break;
+    Positive = !Positive;
+    E = UO->getSubExpr()->IgnoreParenImpCasts();
+  }
+  return E;
+}
+
+bool isCallOnThis(const Expr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  const Expr *Object = MC ? MC->getImplicitObjectArgument() : nullptr;
+  return Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts());
+}
+
 const Expr *onlyReadOperand(const Stmt *S) {
   if (const auto *ICE = dyn_cast<ImplicitCastExpr>(S))
     return ICE->getCastKind() == CK_LValueToRValue ? ICE->getSubExpr() : nullptr;

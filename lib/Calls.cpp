@@ -119,13 +119,10 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
     if (const FunctionDecl *Definition = summarisedDefinition(Callee))
       if (const ProtocolSummary *P = Summaries->protocol(*Definition); P && P->Returned) {
         // Named by the members of another object: not in this function's terms.
-        const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
-        bool OnThis = MC && MC->getImplicitObjectArgument() &&
-                      isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts());
         const ReturnedCopy &R = *P->Returned;
         bool OnMembers = R.Receive.Member || (R.Source && R.Source->Member) ||
                          (R.Target && R.Target->Member);
-        if (!OnMembers || OnThis)
+        if (!OnMembers || isCallOnThis(Call))
           Out.ReturnedCopies.try_emplace(Call, R);
       }
   for (auto &[Index, From] : SV.FromParams) {

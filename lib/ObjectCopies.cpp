@@ -469,10 +469,9 @@ ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summ
                                    std::optional<LambdaCall> &Within) {
   ProtocolSummary Out = Summary;
   const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
-  const Expr *ObjectExpr = MC ? MC->getImplicitObjectArgument() : nullptr;
   // A member function calling another on its own object: the members keep
   // their names (the caller's summary states them in the same terms).
-  bool OnThis = ObjectExpr && isa<CXXThisExpr>(ObjectExpr->IgnoreParenImpCasts());
+  bool OnThis = isCallOnThis(Call);
   std::optional<ConstructedObject> Object =
       MC && !OnThis ? constructedObject(*MC) : std::nullopt;
   // The constructor's arguments go after the call's.

@@ -401,16 +401,6 @@ Placement placementOf(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
   return P;
 }
 
-const Expr *bareCondition(const Expr *E, bool &Positive) {
-  E = E->IgnoreParenImpCasts();
-  while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
-    if (UO->getOpcode() != UO_LNot)
-      break;
-    Positive = !Positive;
-    E = UO->getSubExpr()->IgnoreParenImpCasts();
-  }
-  return E;
-}
 
 /// True when the conditions \p A (taken when \p PA) and \p B (when \p PB)
 /// cannot both hold: `c` and `!c`, `e == c1` and `e == c2` (c1 != c2),

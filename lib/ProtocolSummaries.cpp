@@ -830,7 +830,7 @@ private:
 
   /// Whether the starts and waits of the object's copies the summary states
   /// are all the function does with them.
-  bool objectFollowed() const {
+  bool objectFollowed() {
     if (!isa<CXXMethodDecl>(&FD) || ObjectUnstated || A.Summary.Object.MayWrite ||
         A.Summary.Object.Escapes || !MembersFollowed || !thisCallsFollowed())
       return false;
@@ -909,7 +909,7 @@ private:
       }
     }
     bool KeepsAny = !P.Stored.empty() || !P.MemberInits.empty();
-    bool ThisFollowed = KeepsAny && thisCallsFollowed();
+    bool ThisCalls = KeepsAny && thisCallsFollowed();
     if (KeepsAny)
       P.StoredFollowed.assign(FD.getNumParams(), false);
     for (unsigned I = 0; I < FD.getNumParams(); ++I) {
@@ -918,7 +918,7 @@ private:
       bool Here = Roots.onlyInCopies(Param) && !Lost.count(Root);
       P.Followed[I] = Here && !LostToObject.count(Root) && !IntoMembers.count(Root);
       if (KeepsAny)
-        P.StoredFollowed[I] = Here && MembersFollowed && ThisFollowed;
+        P.StoredFollowed[I] = Here && MembersFollowed && ThisCalls;
     }
   }
 
@@ -1101,7 +1101,12 @@ private:
 
   /// Whether the object goes nowhere but to member functions called on it
   /// whose summaries state all they do with its copies and members.
-  bool thisCallsFollowed() const {
+  bool thisCallsFollowed() {
+    if (!ThisFollowed)
+      ThisFollowed = findThisCallsFollowed();
+    return *ThisFollowed;
+  }
+  bool findThisCallsFollowed() const {
     bool Escapes = false;
     membersWritten(FD.getBody(), Escapes);
     if (Escapes)
@@ -1109,8 +1114,7 @@ private:
     struct Calls : RecursiveASTVisitor<Calls> {
       std::vector<const CXXMethodDecl *> Methods;
       bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
-        const Expr *Object = MC->getImplicitObjectArgument();
-        if (Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts()))
+        if (isCallOnThis(MC))
           Methods.push_back(MC->getMethodDecl());
         return true;
       }
@@ -1136,23 +1140,18 @@ private:
   bool conditional(const Stmt *At) {
     if (!At || !FD.getBody())
       return false;
-    if (!Parents) {
-      Parents.emplace(FD.getBody());
+    if (!ExitFound) {
       findConditionalExit();
+      ExitFound = true;
     }
     auto BoolParameter = [&](const Expr *Cond) {
-      const Expr *E = Cond ? Cond->IgnoreParenImpCasts() : nullptr;
-      while (const auto *UO = dyn_cast_or_null<UnaryOperator>(E)) {
-        if (UO->getOpcode() != UO_LNot)
-          return false;
-        E = UO->getSubExpr()->IgnoreParenImpCasts();
-      }
-      const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+      bool Positive = true;
+      const auto *DRE = Cond ? dyn_cast<DeclRefExpr>(bareCondition(Cond, Positive)) : nullptr;
       const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
       return P && P->getDeclContext() == &FD && P->getType()->isBooleanType();
     };
     const Stmt *Child = At;
-    for (const Stmt *P = Parents->getParent(At); P; Child = P, P = Parents->getParent(P)) {
+    for (const Stmt *P = parents().getParent(At); P; Child = P, P = parents().getParent(P)) {
       if (const auto *If = dyn_cast<IfStmt>(P)) {
         if ((Child == If->getThen() || Child == If->getElse()) &&
             (If->getInit() || If->getConditionVariable() || !BoolParameter(If->getCond())))
@@ -1186,7 +1185,7 @@ private:
     Walk.TraverseStmt(FD.getBody());
     const SourceManager &SM = Ctx.getSourceManager();
     for (const Stmt *S : Walk.Found) {
-      if (Parents->getParent(S) == FD.getBody())
+      if (parents().getParent(S) == FD.getBody())
         continue; // `return x;` at the end: every run reaches it.
       if (!ConditionalExit ||
           SM.isBeforeInTranslationUnit(S->getBeginLoc(), ConditionalExit->getBeginLoc()))
@@ -1356,12 +1355,11 @@ private:
 
   /// Whether \p Site is made by a return statement (`return
   /// make_async_copy(...);`): nothing else in the function can touch it.
-  bool madeInReturn(const Expr *Site) const {
-    ParentMap PM(FD.getBody());
-    const Stmt *Parent = PM.getParent(Site);
+  bool madeInReturn(const Expr *Site) {
+    const Stmt *Parent = parents().getParent(Site);
     while (Parent && isa<Expr>(Parent) &&
            stripWrappers(cast<Expr>(Parent)) == stripWrappers(Site))
-      Parent = PM.getParent(Parent);
+      Parent = parents().getParent(Parent);
     return Parent && isa<ReturnStmt>(Parent);
   }
 
@@ -1492,9 +1490,17 @@ private:
   llvm::SmallPtrSet<const ValueDecl *, 4> IntoMembers;
   /// The members that may hold semaphores are mentioned only in copies.
   bool MembersFollowed = true;
-  /// The body's parents, and its first exit a condition decides (conditional()).
+  /// The body's parents (made at the first question), and its first exit a
+  /// condition decides (conditional()).
   std::optional<ParentMap> Parents;
+  const ParentMap &parents() {
+    if (!Parents)
+      Parents.emplace(FD.getBody());
+    return *Parents;
+  }
+  bool ExitFound = false;
   const Stmt *ConditionalExit = nullptr;
+  std::optional<bool> ThisFollowed; ///< thisCallsFollowed(), once.
   /// A start or wait may act on the object's copies and is not stated as one.
   bool ObjectUnstated = false;
   const Expr *ReturnedSite = nullptr; ///< Of P.Returned.

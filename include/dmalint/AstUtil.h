@@ -29,6 +29,13 @@ const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
 /// casts: the expression written at the call, or the default argument's.
 const clang::Expr *bareArgument(const clang::Expr *E);
 
+/// \p E without parentheses, implicit casts and `!`s, each `!` flipping
+/// \p Positive: `!!wait` is `wait`, `!wait` is `wait` negated.
+const clang::Expr *bareCondition(const clang::Expr *E, bool &Positive);
+
+/// Whether \p Call is a member call on `this` (written or implicit).
+bool isCallOnThis(const clang::Expr *Call);
+
 /// The operand \p S only reads, if it is one that does: a load's, a copy
 /// construction's from a const reference, a const member function's object
 /// (called or as an operator). The walks that find what a body may write

@@ -1,5 +1,6 @@
 //===- AnalysisCache.cpp - One descriptor analysis per function, shared ---===//
 #include "dmalint/AnalysisCache.h"
+#include "dmalint/InPlaceLambdas.h"
 #include "dmalint/Protocol.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -22,6 +23,7 @@ void AnalysisCache::reset() {
   Results.clear();
   Scratch.clear();
   UsesApi.clear();
+  InPlaceParameters.clear();
   ReachesApi.clear();
   ReachSearching.clear();
   ReachOpen.clear();
@@ -54,6 +56,13 @@ TypeModel &AnalysisCache::types(const ApiIndex &For) {
   if (!Slot)
     Slot = std::make_unique<TypeModel>(For);
   return *Slot;
+}
+
+bool AnalysisCache::callsParameterInPlace(const clang::FunctionDecl &FD, unsigned Param) {
+  auto [It, Inserted] = InPlaceParameters.try_emplace({&FD, Param}, false);
+  if (Inserted)
+    It->second = dmalint::callsParameterInPlace(FD, Param);
+  return It->second;
 }
 
 bool AnalysisCache::usesApi(const clang::FunctionDecl &FD, const ApiIndex &For) {

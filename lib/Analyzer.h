@@ -246,9 +246,11 @@ public:
   const clang::LambdaExpr *lambdaOf(const clang::Expr *E);
   /// Runs a lambda's body from the caller's state, its parameters bound to
   /// \p Args. One handed to another function may run or not (\p MayNotRun).
+  /// One that runs \p InPlace (InPlaceLambdas.h) is the function's own code:
+  /// its uses are not DescriptorUse::InLambda.
   void inlineLambda(const clang::LambdaExpr *Lambda, const clang::CXXMethodDecl *CallOperator,
                     llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
-                    bool Report, unsigned Depth);
+                    bool Report, unsigned Depth, bool InPlace);
   void forgetCaptures(const clang::LambdaExpr *Lambda, State &S);
   void transferStdCall(const clang::CallExpr *Call, FunctionEffect Effect, State &S, bool Report,
                        unsigned Depth);

@@ -10,6 +10,7 @@
 #include "dmalint/Barriers.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/InPlaceLambdas.h"
 #include "dmalint/Semaphores.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -329,8 +330,8 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
       return eval(V->getInit(), F, Depth + 1);
     return {};
   }
-  if (V->getDeclContext() != F.Function)
-    return {}; // A lambda's or a block's variable.
+  if (!F.Vars->ownVariable(V))
+    return {}; // A lambda's or a block's variable (not one that runs in place).
   if (const auto *Param = dyn_cast<ParmVarDecl>(V)) {
     // A parameter of the judged function is an atom; a helper's is bound.
     if (!F.Top || !F.Vars->unwritten(Param) ||
@@ -877,12 +878,17 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool TraverseLambdaExpr(LambdaExpr *L) {
-    ++InLambda;
+    // One that runs where it is written is the function's own code: a
+    // region inside it is counted; one it would cut is not (RegionCounter
+    // knows no lambda on the way).
+    bool Lambda = !InPlace.contains(L);
+    InLambda += Lambda;
     bool Result = Base::TraverseLambdaExpr(L);
-    --InLambda;
+    InLambda -= Lambda;
     return Result;
   }
   bool VisitCallExpr(CallExpr *Call) {
+    addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
       return true;
@@ -917,6 +923,7 @@ public:
 private:
   const ApiIndex &Api;
   unsigned InLambda = 0;
+  llvm::SmallPtrSet<const LambdaExpr *, 4> InPlace;
 };
 
 /// The axis queries of the functions a function calls, directly or not

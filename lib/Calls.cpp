@@ -11,6 +11,7 @@
 #include "Analyzer.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/InPlaceLambdas.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
@@ -266,7 +267,8 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
   for (unsigned I = 0; I < Args.size(); ++I) {
     const Expr *Arg = Args[I];
     if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
-      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth);
+      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth,
+                   inPlaceLambdaArgument(Callee, Args, I) == Lambda);
       continue;
     }
     if (I >= Summary->Params.size() || isa<CXXDefaultArgExpr>(Arg))
@@ -297,7 +299,8 @@ void Analyzer::opaqueCall(const FunctionDecl *Callee, llvm::ArrayRef<const Expr 
     if (isa<CXXDefaultArgExpr>(Arg))
       continue;
     if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
-      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth);
+      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth,
+                   inPlaceLambdaArgument(Callee, Args, I) == Lambda);
       continue;
     }
     if (Report)
@@ -365,7 +368,7 @@ const LambdaExpr *Analyzer::lambdaOf(const Expr *E) {
 
 void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallOperator,
                             llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
-                            bool Report, unsigned Depth) {
+                            bool Report, unsigned Depth, bool InPlace) {
   const CXXMethodDecl *Op = CallOperator ? CallOperator : Lambda->getCallOperator();
   const CFG *G = Depth < Limits.MaxLambdaDepth && !Op->isDependentContext()
                      ? cfgFor(Op, Op->getBody())
@@ -399,9 +402,9 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
     else
       copyObject(ArgLocations[I], Here, Entry, Update::Strong);
   }
-  ++InlinedLambdas;
+  InlinedLambdas += !InPlace;
   State Exit = runCFG(*G, std::move(Entry), Report, Depth + 1);
-  --InlinedLambdas;
+  InlinedLambdas -= !InPlace;
   if (Out.HitWorkLimit)
     return;
   // The lambda's own locals and parameters end with it.
@@ -472,7 +475,8 @@ void Analyzer::transferStdCall(const CallExpr *Call, FunctionEffect Effect, Stat
         return;
       }
     }
-    inlineLambda(Lambda, Op, ArgLocations, S, /*MayNotRun=*/false, Report, Depth);
+    inlineLambda(Lambda, Op, ArgLocations, S, /*MayNotRun=*/false, Report, Depth,
+                 /*InPlace=*/false);
     return;
   }
   case FunctionEffect::Identity:

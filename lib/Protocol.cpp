@@ -8,6 +8,7 @@
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/InPlaceLambdas.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <map>
@@ -374,12 +375,19 @@ const Stmt *commonLoop(const Stmt *A, const Stmt *B, const ParentMap &PM) {
   return nullptr;
 }
 
-/// Where a statement sits: whether a lambda holds it, and the branches of
-/// the ifs around it inside one iteration of a loop (or, with no loop, in
-/// the function).
+/// Where a statement sits: whether a lambda holds it (one that runs in
+/// place is the function's own code, InPlaceLambdas.h), and the branches
+/// around it inside one iteration of a loop (or, with no loop, in the
+/// function): of ifs, and of calls that run a lambda when a condition holds
+/// (`when(c, [&] { ... })`).
 struct Placement {
   bool InLambda = false;
-  llvm::SmallVector<std::pair<const IfStmt *, bool>, 4> Branches; ///< (if, then-branch)
+  struct Branch {
+    const Stmt *At;   ///< The if, or the call.
+    const Expr *Cond; ///< Null: not compared with other conditions.
+    bool Taken;       ///< Where it holds (an if's then-branch).
+  };
+  llvm::SmallVector<Branch, 4> Branches;
 };
 
 Placement placementOf(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
@@ -387,20 +395,28 @@ Placement placementOf(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
   const Stmt *Child = S;
   bool Inside = true;
   for (const Stmt *Parent = PM.getParent(S); Parent; Child = Parent, Parent = PM.getParent(Parent)) {
-    if (isa<LambdaExpr>(Parent))
-      P.InLambda = true;
+    if (const auto *L = dyn_cast<LambdaExpr>(Parent)) {
+      const CallExpr *Call = inPlaceCall(*L, PM);
+      if (!Call)
+        P.InLambda = true;
+      else if (Inside) {
+        bool Positive = true;
+        if (const Expr *Cond = inPlaceConditionAt(*Call, *L, Positive))
+          P.Branches.push_back({Call, Cond, Positive});
+      }
+    }
     if (Parent == Loop)
       Inside = false;
     if (const auto *If = dyn_cast<IfStmt>(Parent); If && Inside) {
+      const Expr *Cond = If->getConditionVariable() ? nullptr : If->getCond();
       if (Child == If->getThen())
-        P.Branches.push_back({If, true});
+        P.Branches.push_back({If, Cond, true});
       else if (Child == If->getElse())
-        P.Branches.push_back({If, false});
+        P.Branches.push_back({If, Cond, false});
     }
   }
   return P;
 }
-
 
 /// True when the conditions \p A (taken when \p PA) and \p B (when \p PB)
 /// cannot both hold: `c` and `!c`, `e == c1` and `e == c2` (c1 != c2),
@@ -430,15 +446,14 @@ bool complementary(const Expr *A, bool PA, const Expr *B, bool PB, const ASTCont
 /// True when no run of the function reaches both placements: the two
 /// branches of one if, or ifs whose conditions are complementary.
 bool exclusive(const Placement &A, const Placement &B, const ASTContext &Ctx) {
-  for (auto &[IfA, ThenA] : A.Branches)
-    for (auto &[IfB, ThenB] : B.Branches) {
-      if (IfA == IfB) {
-        if (ThenA != ThenB)
+  for (const Placement::Branch &BA : A.Branches)
+    for (const Placement::Branch &BB : B.Branches) {
+      if (BA.At == BB.At) {
+        if (BA.Taken != BB.Taken)
           return true;
         continue;
       }
-      if (!IfA->getConditionVariable() && !IfB->getConditionVariable() &&
-          complementary(IfA->getCond(), ThenA, IfB->getCond(), ThenB, Ctx))
+      if (BA.Cond && BB.Cond && complementary(BA.Cond, BA.Taken, BB.Cond, BB.Taken, Ctx))
         return true;
     }
   return false;

@@ -1,6 +1,7 @@
 //===- RootMentions.cpp - Where a function mentions semaphore roots -------===//
 #include "RootMentions.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/InPlaceLambdas.h"
 #include "dmalint/Semaphores.h"
 #include "clang/AST/ExprCXX.h"
 
@@ -33,6 +34,8 @@ bool RootMentions::TraverseStmt(Stmt *S) {
 }
 
 bool RootMentions::TraverseLambdaExpr(LambdaExpr *L) {
+  if (InPlace.contains(L))
+    return RecursiveASTVisitor::TraverseLambdaExpr(L);
   ++InLambda;
   const LambdaExpr *Outer = Lambda;
   Lambda = L;
@@ -53,6 +56,7 @@ bool RootMentions::TraverseVarDecl(VarDecl *V) {
 }
 
 bool RootMentions::VisitCallExpr(CallExpr *Call) {
+  addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
   if (Api.isCopy(*Call))
     addArguments(Call);
   return true;

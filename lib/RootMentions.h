@@ -98,6 +98,8 @@ private:
   llvm::DenseMap<const clang::LambdaExpr *, llvm::SmallVector<unsigned, 2>> SemaphoreParameters;
   llvm::DenseMap<const clang::LambdaExpr *, std::vector<LambdaCall>> Calls;
   llvm::SmallPtrSet<const clang::LambdaExpr *, 4> CalledInLambdas;
+  /// Lambdas that run where they are written: the function's own code.
+  llvm::SmallPtrSet<const clang::LambdaExpr *, 4> InPlace;
   llvm::DenseSet<const clang::DeclRefExpr *> Callees;
   llvm::DenseMap<const clang::LambdaExpr *, const clang::VarDecl *> Holders;
   std::vector<clang::VarDecl *> Initialising;

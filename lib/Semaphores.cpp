@@ -2,6 +2,7 @@
 #include "dmalint/Semaphores.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/InPlaceLambdas.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/FoldingSet.h"
@@ -24,6 +25,9 @@ public:
   /// lambdas, and those writes.
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>> Assigned;
   bool HasGoto = false;
+  /// The call operators of the lambdas that run in place in the function's
+  /// own code (not in another lambda).
+  llvm::DenseSet<const DeclContext *> OwnLambdas;
 
   bool TraverseStmt(Stmt *S) {
     if (!S)
@@ -35,10 +39,18 @@ public:
     return Result;
   }
   bool TraverseLambdaExpr(LambdaExpr *L) {
-    ++LambdaDepth;
+    // One that runs where it is written is the function's own code.
+    bool Lambda = !InPlace.contains(L);
+    if (!Lambda && LambdaDepth == 0)
+      OwnLambdas.insert(L->getCallOperator());
+    LambdaDepth += Lambda;
     bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
-    --LambdaDepth;
+    LambdaDepth -= Lambda;
     return Result;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
+    return true;
   }
   bool VisitGotoStmt(GotoStmt *) { return HasGoto = true; }
   bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return HasGoto = true; }
@@ -145,6 +157,7 @@ private:
 
   unsigned LoopDepth = 0, LambdaDepth = 0;
   llvm::DenseSet<const DeclRefExpr *> Reads, PlainWrites, InLambda, MemberCalled;
+  llvm::SmallPtrSet<const LambdaExpr *, 4> InPlace;
   std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> Mentions;
 };
 
@@ -435,8 +448,9 @@ UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &A
   InLoop = std::move(Finder.InLoop);
   HasGoto = Finder.HasGoto;
   Rebound = std::move(Finder.Rebound);
+  OwnLambdas = std::move(Finder.OwnLambdas);
   for (auto &[V, Writes] : Finder.Assigned)
-    if (V->getDeclContext() == &FD && !V->isStaticLocal() &&
+    if (ownVariable(V) && !V->isStaticLocal() &&
         V->getType()->isIntegralOrEnumerationType() && !V->getType().isVolatileQualified())
       Assigned[V] = std::move(Writes);
 }
@@ -486,8 +500,12 @@ bool UnwrittenVariables::steadyAt(const DeclRefExpr *DRE) const {
          !SM->isBeforeInTranslationUnit(SM->getExpansionLoc(WindowEnd), At);
 }
 
+bool UnwrittenVariables::ownVariable(const VarDecl *V) const {
+  return V->getDeclContext() == &FD || OwnLambdas.contains(V->getDeclContext());
+}
+
 bool UnwrittenVariables::unwritten(const VarDecl *V) const {
-  if (!V || V->getDeclContext() != &FD || V->getType().isVolatileQualified())
+  if (!V || !ownVariable(V) || V->getType().isVolatileQualified())
     return false;
   return !Written.contains(V);
 }

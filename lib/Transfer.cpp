@@ -9,6 +9,7 @@
 #include "Analyzer.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/InPlaceLambdas.h"
 
 using namespace clang;
 
@@ -739,8 +740,10 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
           ArgLocations.push_back({Scratch});
         }
       }
+      llvm::SmallPtrSet<const LambdaExpr *, 1> InPlace; // [&] { ... }()
+      addInPlaceLambdas(*Op, InPlace);
       inlineLambda(Lambda, dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()), ArgLocations,
-                   S, /*MayNotRun=*/false, Report, Depth);
+                   S, /*MayNotRun=*/false, Report, Depth, InPlace.contains(Lambda));
       for (const Location &L : Scratches)
         eraseBelow(L, S);
       return;

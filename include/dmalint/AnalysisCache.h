@@ -54,6 +54,9 @@ public:
   /// caller may do with what it passes what \p FD does not. One walk of the
   /// translation unit, the first time it is asked.
   bool calledInTranslationUnit(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
+  /// dmalint::callsParameterInPlace (InPlaceLambdas.h), walked once per
+  /// function and parameter.
+  bool callsParameterInPlace(const clang::FunctionDecl &FD, unsigned Param);
   /// True the first time \p Check reports at \p Loc.
   bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
   /// The shapes of the translation unit's types under \p Api.
@@ -125,6 +128,7 @@ private:
                  std::unique_ptr<UnwrittenVariables>>
       Variables;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
+  llvm::DenseMap<std::pair<const clang::FunctionDecl *, unsigned>, bool> InPlaceParameters;
   /// By class: the members written outside its constructors; nullopt: any.
   llvm::DenseMap<const clang::CXXRecordDecl *,
                  std::optional<llvm::DenseSet<const clang::FieldDecl *>>>

@@ -93,6 +93,10 @@ public:
   /// True when steadyUntil may find such variables (the function assigns one).
   bool mayBeSteady() const { return !HasGoto && !Assigned.empty(); }
 
+  /// Declared in the function's own code: its body, or a lambda of it that
+  /// runs in place (InPlaceLambdas.h).
+  bool ownVariable(const clang::VarDecl *V) const;
+
 private:
   bool steadyAt(const clang::DeclRefExpr *DRE) const;
 
@@ -105,6 +109,7 @@ private:
   /// increment of the function's own code, and those writes.
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::Expr *, 2>> Assigned;
   bool HasGoto = false;
+  llvm::DenseSet<const clang::DeclContext *> OwnLambdas; ///< See ownVariable.
   /// Set by steadyUntil: the variables steady in its window, and the window.
   llvm::DenseSet<const clang::VarDecl *> Steady;
   clang::SourceLocation WindowBegin, WindowEnd;

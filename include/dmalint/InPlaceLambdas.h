@@ -1,0 +1,67 @@
+//===- InPlaceLambdas.h - Lambdas that run where they are written -*- C++ -*-===//
+//
+// Kernels ported from Pallas write `@pl.when(cond)` as a helper of their own,
+// `template <class F> void when(bool c, F f) { if (c) f(); }`, and put the
+// step's code in `when(cond, [&] { ... })`. Such a lambda runs at most once,
+// at the call, before the call returns: its body is the function's own code
+// under a condition, and the walks that judge a function's code treat it so
+// (not as a lambda, which may run anywhere, any number of times).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DMALINT_INPLACELAMBDAS_H
+#define DMALINT_INPLACELAMBDAS_H
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <optional>
+
+namespace clang {
+class ParentMap;
+} // namespace clang
+
+namespace dmalint {
+
+/// Whether \p FD's body calls its parameter \p Param, with no argument, at
+/// most once, in place: the one mention of the parameter is that call (or
+/// `std::forward` / `std::move` of it), not in a loop, a lambda or after a
+/// label, and the body calls nothing else (so nothing but the parameter's
+/// call can act between the call's start and its return). Written for
+/// `when`: `if (c) f();`, `if (!c) return; f();`, `f();`.
+bool callsParameterInPlace(const clang::FunctionDecl &FD, unsigned Param);
+
+/// When \p FD calls its parameter \p Param in place under `if (c)` (or in
+/// the else branch: \p Positive false) on a bool parameter `c` it does not
+/// write, that parameter's index: the call runs the lambda when its
+/// argument for `c` holds. Else none (any other condition, or none).
+std::optional<unsigned> inPlaceCondition(const clang::FunctionDecl &FD, unsigned Param,
+                                         bool &Positive);
+
+/// The lambda of argument \p Arg of a call of \p Callee with \p Args (one
+/// per parameter) when the call runs it in place: a lambda written in the
+/// argument, with no parameters, handed to a function of the translation
+/// unit that calls it in place (callsParameterInPlace, asked once per
+/// function through AnalysisCache).
+const clang::LambdaExpr *inPlaceLambdaArgument(const clang::FunctionDecl *Callee,
+                                               llvm::ArrayRef<const clang::Expr *> Args,
+                                               unsigned Arg);
+
+/// Adds to \p Into the lambdas that \p Call runs in place: its in-place
+/// lambda arguments, or the lambda it calls where it is written
+/// (`[&] { ... }()`). For walks that meet the call before its arguments.
+void addInPlaceLambdas(const clang::CallExpr &Call,
+                       llvm::SmallPtrSetImpl<const clang::LambdaExpr *> &Into);
+
+/// The call that runs \p L in place, found through \p PM; null when \p L
+/// does not run in place.
+const clang::CallExpr *inPlaceCall(const clang::LambdaExpr &L, const clang::ParentMap &PM);
+
+/// The condition under which \p Call runs its in-place lambda \p L, as
+/// written at the call (the argument for the callee's `if (c)`), and
+/// whether the lambda runs when it holds (\p Positive); null when unknown.
+const clang::Expr *inPlaceConditionAt(const clang::CallExpr &Call, const clang::LambdaExpr &L,
+                                      bool &Positive);
+
+} // namespace dmalint
+
+#endif // DMALINT_INPLACELAMBDAS_H

@@ -1,0 +1,218 @@
+//===- InPlaceLambdas.cpp - Lambdas that run where they are written -------===//
+#include "dmalint/InPlaceLambdas.h"
+#include "dmalint/AnalysisCache.h"
+#include "dmalint/AstUtil.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace clang;
+
+namespace dmalint {
+
+namespace {
+
+/// `std::forward<F>(f)` or `std::move(f)`: the argument, else null.
+const Expr *forwarded(const Expr *E) {
+  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || Call->getNumArgs() != 1 || !Callee->isInStdNamespace() ||
+      !Callee->getIdentifier() ||
+      (Callee->getName() != "forward" && Callee->getName() != "move"))
+    return nullptr;
+  return Call->getArg(0);
+}
+
+/// One walk of a body: its mentions of the parameter, the calls of it, and
+/// anything that makes "called once, in place, and nothing else" unprovable.
+class ParameterCalls : public RecursiveASTVisitor<ParameterCalls> {
+  using Base = RecursiveASTVisitor<ParameterCalls>;
+
+public:
+  explicit ParameterCalls(const ParmVarDecl &Param) : Param(Param) {}
+
+  bool TraverseStmt(Stmt *S) {
+    if (!S || Unprovable)
+      return !Unprovable;
+    bool Loop = isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+    LoopDepth += Loop;
+    bool Result = Base::TraverseStmt(S);
+    LoopDepth -= Loop;
+    return Result;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (Accounted.contains(Call))
+      return true;
+    const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+    if (Op && Op->getOperator() == OO_Call && Op->getNumArgs() == 1) {
+      const Expr *Object = Op->getArg(0)->IgnoreParenImpCasts();
+      if (const Expr *Inner = forwarded(stripWrappers(Object))) {
+        Accounted.insert(stripWrappers(Object)->IgnoreParenImpCasts());
+        Object = Inner->IgnoreParenImpCasts();
+      }
+      const auto *DRE = dyn_cast<DeclRefExpr>(Object);
+      if (DRE && DRE->getDecl() == &Param) {
+        Accounted.insert(DRE);
+        ++Calls;
+        TheCall = Op;
+        Unprovable |= LoopDepth > 0 || Calls > 1;
+        return !Unprovable;
+      }
+    }
+    Unprovable = true; // Anything else it calls may act before or after.
+    return false;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    if (!CE->getConstructor() || !CE->getConstructor()->isTrivial())
+      Unprovable = true;
+    return !Unprovable;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    if (DRE->getDecl() == &Param && !Accounted.contains(DRE))
+      Unprovable = true; // Kept, copied or handed on: it may run later.
+    return !Unprovable;
+  }
+  bool VisitStmt(Stmt *S) {
+    if (isa<LambdaExpr, LabelStmt, GotoStmt, IndirectGotoStmt, CXXNewExpr, CXXDeleteExpr,
+            CoroutineBodyStmt, BlockExpr>(S))
+      Unprovable = true;
+    return !Unprovable;
+  }
+
+  bool Unprovable = false;
+  unsigned Calls = 0;
+  const CXXOperatorCallExpr *TheCall = nullptr;
+
+private:
+  const ParmVarDecl &Param;
+  unsigned LoopDepth = 0;
+  llvm::DenseSet<const Stmt *> Accounted;
+};
+
+} // namespace
+
+/// The call of \p FD's parameter \p Param when FD calls it in place.
+static const CXXOperatorCallExpr *callInPlace(const FunctionDecl &FD, unsigned Param,
+                                              const FunctionDecl *&Definition) {
+  Definition = nullptr;
+  if (Param >= FD.getNumParams() || !FD.hasBody(Definition) || !Definition->getBody() ||
+      Definition->isDependentContext() || Param >= Definition->getNumParams())
+    return nullptr;
+  ParameterCalls Walk(*Definition->getParamDecl(Param));
+  Walk.TraverseStmt(Definition->getBody());
+  return !Walk.Unprovable && Walk.Calls == 1 ? Walk.TheCall : nullptr;
+}
+
+bool callsParameterInPlace(const FunctionDecl &FD, unsigned Param) {
+  const FunctionDecl *Definition;
+  return callInPlace(FD, Param, Definition) != nullptr;
+}
+
+std::optional<unsigned> inPlaceCondition(const FunctionDecl &FD, unsigned Param,
+                                         bool &Positive) {
+  const FunctionDecl *Definition;
+  const CXXOperatorCallExpr *Call = callInPlace(FD, Param, Definition);
+  if (!Call)
+    return std::nullopt;
+  // The statements around the call: blocks, and one if whose branch it is.
+  ParentMap PM(Definition->getBody());
+  const Stmt *Child = Call;
+  const IfStmt *Guard = nullptr;
+  for (const Stmt *P = PM.getParent(Call); P; Child = P, P = PM.getParent(P)) {
+    if (isa<CompoundStmt, ExprWithCleanups>(P) ||
+        (isa<Expr>(P) && !isa<CallExpr>(P) && cast<Expr>(P)->IgnoreParenImpCasts() == Call))
+      continue;
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (Guard || !If || If->getInit() || If->getConditionVariable() || Child == If->getCond())
+      return std::nullopt;
+    Guard = If;
+    Positive = Child == If->getThen();
+  }
+  if (!Guard)
+    return std::nullopt;
+  bool Holds = true;
+  const auto *DRE = dyn_cast<DeclRefExpr>(bareCondition(Guard->getCond(), Holds));
+  const auto *Flag = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  if (!Flag || !Flag->getType()->isBooleanType() || Flag->getDeclContext() != Definition)
+    return std::nullopt;
+  // The flag keeps the value it was passed: no mention of it but the test.
+  struct Mentions : RecursiveASTVisitor<Mentions> {
+    const ParmVarDecl *Flag;
+    unsigned Count = 0;
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      Count += D->getDecl() == Flag;
+      return true;
+    }
+  } Walk;
+  Walk.Flag = Flag;
+  Walk.TraverseStmt(Definition->getBody());
+  if (Walk.Count != 1)
+    return std::nullopt;
+  Positive = Positive == Holds;
+  return Flag->getFunctionScopeIndex();
+}
+
+/// A lambda written at \p E with no parameters.
+static const LambdaExpr *writtenLambda(const Expr *E) {
+  const auto *Lambda = dyn_cast_or_null<LambdaExpr>(stripWrappers(E));
+  if (!Lambda || Lambda->getCallOperator()->getNumParams() != 0)
+    return nullptr;
+  return Lambda;
+}
+
+const LambdaExpr *inPlaceLambdaArgument(const FunctionDecl *Callee,
+                                        llvm::ArrayRef<const Expr *> Args, unsigned Arg) {
+  // Arguments that are not the parameters one for one (an operator call's
+  // object, a variadic call's extras) are not asked about.
+  if (!Callee || Arg >= Args.size() || Args.size() != Callee->getNumParams() ||
+      Callee->isVariadic())
+    return nullptr;
+  const LambdaExpr *Lambda = writtenLambda(Args[Arg]);
+  if (!Lambda)
+    return nullptr;
+  return AnalysisCache::current().callsParameterInPlace(*Callee, Arg) ? Lambda : nullptr;
+}
+
+void addInPlaceLambdas(const CallExpr &Call, llvm::SmallPtrSetImpl<const LambdaExpr *> &Into) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() == 1)
+      if (const LambdaExpr *Lambda = writtenLambda(Op->getArg(0)))
+        Into.insert(Lambda); // [&] { ... }()
+    return;
+  }
+  // A lambda's own type is a template's argument: every other call (most
+  // of them, for the walks that ask at each call) stops here.
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || !Callee->isTemplateInstantiation())
+    return;
+  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
+  for (unsigned I = 0; I < Args.size(); ++I)
+    if (const LambdaExpr *Lambda = inPlaceLambdaArgument(Callee, Args, I))
+      Into.insert(Lambda);
+}
+
+const CallExpr *inPlaceCall(const LambdaExpr &L, const ParentMap &PM) {
+  const Stmt *P = PM.getParent(&L);
+  while (P && isa<Expr>(P) && !isa<CallExpr>(P))
+    P = PM.getParent(P); // The temporaries and casts around the argument.
+  const auto *Call = dyn_cast_or_null<CallExpr>(P);
+  if (!Call)
+    return nullptr;
+  llvm::SmallPtrSet<const LambdaExpr *, 2> InPlace;
+  addInPlaceLambdas(*Call, InPlace);
+  return InPlace.contains(&L) ? Call : nullptr;
+}
+
+const Expr *inPlaceConditionAt(const CallExpr &Call, const LambdaExpr &L, bool &Positive) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  for (unsigned I = 0; I < Call.getNumArgs(); ++I)
+    if (stripWrappers(Call.getArg(I)) == &L) {
+      std::optional<unsigned> Flag = inPlaceCondition(*Callee, I, Positive);
+      return Flag && *Flag < Call.getNumArgs() ? Call.getArg(*Flag) : nullptr;
+    }
+  return nullptr;
+}
+
+} // namespace dmalint

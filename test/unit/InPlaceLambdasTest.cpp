@@ -1,0 +1,118 @@
+//===- InPlaceLambdasTest.cpp - Lambdas that run where they are written ---===//
+#include "TestAst.h"
+#include "dmalint/AnalysisCache.h"
+#include "dmalint/InPlaceLambdas.h"
+#include "clang/AST/ParentMap.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace {
+
+/// The helpers a kernel may hand its step's code to, each instantiated with
+/// a lambda by `use`.
+constexpr const char *Helpers = R"cc(
+#include <functional>
+#include <utility>
+template <class F> void when(bool c, F f) { if (c) f(); }
+template <class F> void unless(bool c, F &&f) { if (c) return; std::forward<F>(f)(); }
+template <class F> void otherwise(bool c, F f) { if (c) {} else { f(); } }
+template <class F> void always(F f) { f(); }
+template <class F> void repeat(int n, F f) { for (int k = 0; k < n; ++k) f(); }
+template <class F> void twice(F f) { f(); f(); }
+template <class F> void flip_first(bool c, F f) { c = !c; if (c) f(); }
+void log_step(int);
+template <class F> void traced(int s, F f) { log_step(s); f(); }
+std::function<void()> pending;
+template <class F> void defer(F f) { pending = f; }
+template <class F> void kept(F f) { F g = f; g(); }
+template <class F> void nested(F f) { [&] { f(); }(); }
+void use(bool c, int n) {
+  when(c, [] {});
+  unless(c, [] {});
+  otherwise(c, [] {});
+  always([] {});
+  repeat(n, [] {});
+  twice([] {});
+  flip_first(c, [] {});
+  traced(n, [] {});
+  defer([] {});
+  kept([] {});
+  nested([] {});
+}
+)cc";
+
+struct InPlace : ::testing::Test {
+  void SetUp() override {
+    AST = dmalint::test::parseKernel(Helpers);
+    dmalint::AnalysisCache::current().reset();
+  }
+  /// The instantiation of the helper \p Name that `use` calls.
+  const FunctionDecl *helper(const std::string &Name) {
+    return dmalint::test::findOne<FunctionDecl>(
+        *AST, functionDecl(hasName(Name), isTemplateInstantiation()));
+  }
+  std::unique_ptr<ASTUnit> AST;
+};
+
+TEST_F(InPlace, CalledOnceWhereTheCallIs) {
+  unsigned Last = 0;
+  for (const char *Name : {"when", "unless", "otherwise", "always", "flip_first"}) {
+    const FunctionDecl *FD = helper(Name);
+    ASSERT_TRUE(FD) << Name;
+    Last = FD->getNumParams() - 1;
+    EXPECT_TRUE(dmalint::callsParameterInPlace(*FD, Last)) << Name;
+  }
+}
+
+TEST_F(InPlace, NotWhenItMayRunAgainLaterOrAfterOtherWork) {
+  for (const char *Name : {"repeat", "twice", "traced", "defer", "kept", "nested"}) {
+    const FunctionDecl *FD = helper(Name);
+    ASSERT_TRUE(FD) << Name;
+    EXPECT_FALSE(dmalint::callsParameterInPlace(*FD, FD->getNumParams() - 1)) << Name;
+  }
+}
+
+TEST_F(InPlace, TheConditionIsAFlagTheCallerPasses) {
+  bool Positive = false;
+  std::optional<unsigned> Flag = dmalint::inPlaceCondition(*helper("when"), 1, Positive);
+  ASSERT_TRUE(Flag);
+  EXPECT_EQ(*Flag, 0u);
+  EXPECT_TRUE(Positive);
+
+  Flag = dmalint::inPlaceCondition(*helper("otherwise"), 1, Positive);
+  ASSERT_TRUE(Flag);
+  EXPECT_EQ(*Flag, 0u);
+  EXPECT_FALSE(Positive); // Runs when c does not hold.
+
+  // An early return, no condition, or a flag the helper writes: unknown.
+  EXPECT_FALSE(dmalint::inPlaceCondition(*helper("unless"), 1, Positive));
+  EXPECT_FALSE(dmalint::inPlaceCondition(*helper("always"), 0, Positive));
+  EXPECT_FALSE(dmalint::inPlaceCondition(*helper("flip_first"), 1, Positive));
+}
+
+TEST_F(InPlace, LambdasAtTheirCalls) {
+  const FunctionDecl *Use = dmalint::test::findOne<FunctionDecl>(
+      *AST, functionDecl(hasName("use"), isDefinition()));
+  ASSERT_TRUE(Use);
+  ParentMap PM(Use->getBody());
+  unsigned InPlaceCalls = 0;
+  for (const Stmt *S : cast<CompoundStmt>(Use->getBody())->body()) {
+    const auto *Call = dyn_cast<CallExpr>(cast<Expr>(S)->IgnoreImplicit());
+    ASSERT_TRUE(Call);
+    const auto *Lambda =
+        dyn_cast<LambdaExpr>(Call->getArg(Call->getNumArgs() - 1)->IgnoreImplicit());
+    ASSERT_TRUE(Lambda);
+    llvm::SmallPtrSet<const LambdaExpr *, 1> Found;
+    dmalint::addInPlaceLambdas(*Call, Found);
+    EXPECT_EQ(Found.contains(Lambda), dmalint::inPlaceCall(*Lambda, PM) == Call);
+    InPlaceCalls += Found.contains(Lambda);
+    bool Positive = true;
+    const Expr *Cond = dmalint::inPlaceConditionAt(*Call, *Lambda, Positive);
+    std::string Name = Call->getDirectCallee()->getName().str();
+    EXPECT_EQ(Cond != nullptr, Name == "when" || Name == "otherwise") << Name;
+  }
+  EXPECT_EQ(InPlaceCalls, 5u); // when, unless, otherwise, always, flip_first.
+}
+
+} // namespace

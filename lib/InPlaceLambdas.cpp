@@ -154,6 +154,10 @@ std::optional<unsigned> inPlaceCondition(const FunctionDecl &FD, unsigned Param,
 
 /// A lambda written at \p E with no parameters.
 static const LambdaExpr *writtenLambda(const Expr *E) {
+  // Its type first: the walks ask at every argument of every call.
+  const CXXRecordDecl *Closure = E->getType()->getAsCXXRecordDecl();
+  if (!Closure || !Closure->isLambda())
+    return nullptr;
   const auto *Lambda = dyn_cast_or_null<LambdaExpr>(stripWrappers(E));
   if (!Lambda || Lambda->getCallOperator()->getNumParams() != 0)
     return nullptr;

@@ -58,10 +58,11 @@ TypeModel &AnalysisCache::types(const ApiIndex &For) {
   return *Slot;
 }
 
-bool AnalysisCache::callsParameterInPlace(const clang::FunctionDecl &FD, unsigned Param) {
-  auto [It, Inserted] = InPlaceParameters.try_emplace({&FD, Param}, false);
+const std::optional<InPlaceRun> &AnalysisCache::inPlaceRun(const clang::FunctionDecl &FD,
+                                                           unsigned Param) {
+  auto [It, Inserted] = InPlaceParameters.try_emplace({&FD, Param});
   if (Inserted)
-    It->second = dmalint::callsParameterInPlace(FD, Param);
+    It->second = dmalint::inPlaceRun(FD, Param);
   return It->second;
 }
 

@@ -251,6 +251,12 @@ public:
   void inlineLambda(const clang::LambdaExpr *Lambda, const clang::CXXMethodDecl *CallOperator,
                     llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
                     bool Report, unsigned Depth, bool InPlace);
+  /// A lambda handed to \p Callee as its argument \p Arg: one it runs in
+  /// place only where it runs (never, under a constant false flag; surely,
+  /// under a true one or none), any other as one that may run or not.
+  void inlineHandedLambda(const clang::LambdaExpr *Lambda, const clang::FunctionDecl *Callee,
+                          llvm::ArrayRef<const clang::Expr *> Args, unsigned Arg, State &S,
+                          bool Report, unsigned Depth);
   void forgetCaptures(const clang::LambdaExpr *Lambda, State &S);
   void transferStdCall(const clang::CallExpr *Call, FunctionEffect Effect, State &S, bool Report,
                        unsigned Depth);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dmalint/Barriers.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/InPlaceLambdas.h"
@@ -216,10 +217,7 @@ private:
                    unsigned Depth);
   std::optional<LoopInfo> countLoop(const ForStmt *For);
   const UnwrittenVariables &varsOf(const FunctionDecl *Helper) {
-    auto &Slot = HelperVars[Helper];
-    if (!Slot)
-      Slot = std::make_unique<UnwrittenVariables>(*Helper, Api);
-    return *Slot;
+    return AnalysisCache::current().variables(*Helper, Api);
   }
   /// The name of the permutation made at \p Site from \p From.
   unsigned baseOf(const void *Site, const Value &From) {
@@ -238,7 +236,6 @@ private:
   AtomTable &Atoms;
   Frame TopFrame;
   llvm::DenseMap<const ForStmt *, std::optional<LoopInfo>> Loops;
-  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<UnwrittenVariables>> HelperVars;
   std::map<std::tuple<const void *, std::string, unsigned, int64_t, int64_t, const void *>,
            unsigned>
       Bases;
@@ -874,10 +871,12 @@ class BodyScan : public RecursiveASTVisitor<BodyScan> {
   using Base = RecursiveASTVisitor<BodyScan>;
 
 public:
-  explicit BodyScan(const ApiIndex &Api) : Api(Api) {}
+  BodyScan(const ApiIndex &Api, const ASTContext &Ctx) : Api(Api), Ctx(Ctx) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool TraverseLambdaExpr(LambdaExpr *L) {
+    if (NeverRun.contains(L))
+      return true; // `when(false, ...)`: none of its calls is made.
     // One that runs where it is written is the function's own code: a
     // region inside it is counted; one it would cut is not (RegionCounter
     // knows no lambda on the way).
@@ -888,8 +887,15 @@ public:
     return Result;
   }
   bool VisitCallExpr(CallExpr *Call) {
-    addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
     const FunctionDecl *Callee = Call->getDirectCallee();
+    unsigned Before = InPlace.size();
+    addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
+    if (InPlace.size() != Before && !isa<CXXOperatorCallExpr>(Call)) {
+      llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
+      for (unsigned I = 0; I < Args.size(); ++I)
+        if (std::optional<bool> Runs = runsInPlace(Callee, Args, I, Ctx); Runs && !*Runs)
+          NeverRun.insert(cast<LambdaExpr>(stripWrappers(Args[I])));
+    }
     if (!Callee)
       return true;
     if (!Api.mayName(Callee)) {
@@ -922,8 +928,9 @@ public:
 
 private:
   const ApiIndex &Api;
+  const ASTContext &Ctx;
   unsigned InLambda = 0;
-  llvm::SmallPtrSet<const LambdaExpr *, 4> InPlace;
+  llvm::SmallPtrSet<const LambdaExpr *, 4> InPlace, NeverRun;
 };
 
 /// The axis queries of the functions a function calls, directly or not
@@ -1265,7 +1272,8 @@ public:
   /// that mattered.
   Judge(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,
         llvm::function_ref<bool()> CalledHere, BodyScan &Scan)
-      : Ctx(Ctx), Api(Api), CalledHere(CalledHere), Scan(Scan), Vars(FD, Api),
+      : Ctx(Ctx), Api(Api), CalledHere(CalledHere), Scan(Scan),
+        Vars(AnalysisCache::current().variables(FD, Api)),
         PM(const_cast<Stmt *>(FD.getBody())), Atoms(std::make_shared<AtomTable>()),
         Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {}
 
@@ -1288,7 +1296,7 @@ private:
   const ApiIndex &Api;
   llvm::function_ref<bool()> CalledHere;
   BodyScan &Scan;
-  UnwrittenVariables Vars;
+  const UnwrittenVariables &Vars; ///< Shared with the other protocol checks.
   ParentMap PM;
   std::shared_ptr<AtomTable> Atoms;
   Evaluator Eval;
@@ -1632,7 +1640,7 @@ std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &
   // A lambda's calls are judged (as unknown) in the function around it.
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && MD->getParent()->isLambda())
     return {};
-  barriers::BodyScan Scan(Api);
+  barriers::BodyScan Scan(Api, Ctx);
   Scan.TraverseStmt(FD.getBody());
   // A region ends at a wait; one in a lambda leaves its semaphore unjudged.
   if (llvm::none_of(Scan.Calls,

@@ -267,8 +267,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
   for (unsigned I = 0; I < Args.size(); ++I) {
     const Expr *Arg = Args[I];
     if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
-      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth,
-                   inPlaceLambdaArgument(Callee, Args, I) == Lambda);
+      inlineHandedLambda(Lambda, Callee, Args, I, S, Report, Depth);
       continue;
     }
     if (I >= Summary->Params.size() || isa<CXXDefaultArgExpr>(Arg))
@@ -299,8 +298,7 @@ void Analyzer::opaqueCall(const FunctionDecl *Callee, llvm::ArrayRef<const Expr 
     if (isa<CXXDefaultArgExpr>(Arg))
       continue;
     if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
-      inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/true, Report, Depth,
-                   inPlaceLambdaArgument(Callee, Args, I) == Lambda);
+      inlineHandedLambda(Lambda, Callee, Args, I, S, Report, Depth);
       continue;
     }
     if (Report)
@@ -364,6 +362,17 @@ const LambdaExpr *Analyzer::lambdaOf(const Expr *E) {
         Found = dyn_cast<LambdaExpr>(stripWrappers(VD->getInit()));
   It->second = Found;
   return Found;
+}
+
+void Analyzer::inlineHandedLambda(const LambdaExpr *Lambda, const FunctionDecl *Callee,
+                                  llvm::ArrayRef<const Expr *> Args, unsigned Arg, State &S,
+                                  bool Report, unsigned Depth) {
+  bool InPlace = inPlaceLambdaArgument(Callee, Args, Arg) == Lambda;
+  // `when(kPrefetch, ...)` with a constant flag runs it, or never does.
+  std::optional<bool> Runs = InPlace ? runsInPlace(Callee, Args, Arg, Ctx) : std::nullopt;
+  if (Runs && !*Runs)
+    return;
+  inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/!Runs, Report, Depth, InPlace);
 }
 
 void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallOperator,

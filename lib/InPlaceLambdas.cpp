@@ -103,37 +103,89 @@ static const CXXOperatorCallExpr *callInPlace(const FunctionDecl &FD, unsigned P
   return !Walk.Unprovable && Walk.Calls == 1 ? Walk.TheCall : nullptr;
 }
 
-bool callsParameterInPlace(const FunctionDecl &FD, unsigned Param) {
-  const FunctionDecl *Definition;
-  return callInPlace(FD, Param, Definition) != nullptr;
+/// The flag \p Cond tests (`c`, `!c`, `c == true`, `c != false`, ...): a bool
+/// parameter of \p FD, with \p Holds whether the test holds when it does.
+static const ParmVarDecl *testedFlag(const Expr *Cond, const FunctionDecl &FD, bool &Holds) {
+  Holds = true;
+  const Expr *E = bareCondition(Cond, Holds);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E);
+      BO && (BO->getOpcode() == BO_EQ || BO->getOpcode() == BO_NE)) {
+    const auto *Literal = dyn_cast<CXXBoolLiteralExpr>(BO->getRHS()->IgnoreParenImpCasts());
+    if (!Literal)
+      return nullptr;
+    Holds = Holds == (Literal->getValue() == (BO->getOpcode() == BO_EQ));
+    E = BO->getLHS()->IgnoreParenImpCasts();
+  }
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  const auto *Flag = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  if (!Flag || !Flag->getType()->isBooleanType() || Flag->getDeclContext() != &FD)
+    return nullptr;
+  return Flag;
 }
 
-std::optional<unsigned> inPlaceCondition(const FunctionDecl &FD, unsigned Param,
-                                         bool &Positive) {
+std::optional<InPlaceRun> inPlaceRun(const FunctionDecl &FD, unsigned Param) {
   const FunctionDecl *Definition;
   const CXXOperatorCallExpr *Call = callInPlace(FD, Param, Definition);
   if (!Call)
     return std::nullopt;
-  // The statements around the call: blocks, and one if whose branch it is.
+  // What decides whether the call is reached: at most one if around it
+  // (through blocks, a return of its value, a cast to void, attributes), or
+  // one `if (cond) return;` before it.
   ParentMap PM(Definition->getBody());
+  llvm::SmallPtrSet<const Stmt *, 8> Around;
   const Stmt *Child = Call;
   const IfStmt *Guard = nullptr;
+  bool InThen = true;
   for (const Stmt *P = PM.getParent(Call); P; Child = P, P = PM.getParent(P)) {
-    if (isa<CompoundStmt, ExprWithCleanups>(P) ||
-        (isa<Expr>(P) && !isa<CallExpr>(P) && cast<Expr>(P)->IgnoreParenImpCasts() == Call))
+    Around.insert(P);
+    if (isa<CompoundStmt, ExprWithCleanups, ParenExpr, ImplicitCastExpr, ReturnStmt,
+            AttributedStmt>(P))
+      continue;
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(P); Cast && Cast->getType()->isVoidType())
       continue;
     const auto *If = dyn_cast<IfStmt>(P);
     if (Guard || !If || If->getInit() || If->getConditionVariable() || Child == If->getCond())
       return std::nullopt;
     Guard = If;
-    Positive = Child == If->getThen();
+    InThen = Child == If->getThen();
   }
-  if (!Guard)
-    return std::nullopt;
+  // Every way out before the call: none, or one early return.
+  struct Exits : RecursiveASTVisitor<Exits> {
+    llvm::SmallVector<const Stmt *, 2> Found;
+    bool VisitReturnStmt(ReturnStmt *R) {
+      Found.push_back(R);
+      return true;
+    }
+    bool VisitCXXThrowExpr(CXXThrowExpr *T) {
+      Found.push_back(T);
+      return true;
+    }
+  } Walk;
+  Walk.TraverseStmt(Definition->getBody());
+  const SourceManager &SM = Definition->getASTContext().getSourceManager();
+  const IfStmt *EarlyReturn = nullptr;
+  for (const Stmt *Exit : Walk.Found) {
+    if (Around.contains(Exit) ||
+        !SM.isBeforeInTranslationUnit(Exit->getBeginLoc(), Call->getBeginLoc()))
+      continue; // `return f();`, or after the call.
+    // `if (cond) return;` (or `{ return; }`), a statement of the body.
+    const Stmt *Branch = PM.getParent(Exit);
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Branch); Block && Block->size() == 1)
+      Branch = PM.getParent(Block);
+    const auto *If = dyn_cast_or_null<IfStmt>(Branch);
+    if (EarlyReturn || Guard || !isa<ReturnStmt>(Exit) || cast<ReturnStmt>(Exit)->getRetValue() ||
+        !If || If->getElse() || If->getInit() || If->getConditionVariable() ||
+        PM.getParent(If) != Definition->getBody())
+      return std::nullopt;
+    EarlyReturn = If;
+  }
+  InPlaceRun Run;
+  const IfStmt *Decides = Guard ? Guard : EarlyReturn;
+  if (!Decides)
+    return Run; // Every call of FD runs it.
   bool Holds = true;
-  const auto *DRE = dyn_cast<DeclRefExpr>(bareCondition(Guard->getCond(), Holds));
-  const auto *Flag = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-  if (!Flag || !Flag->getType()->isBooleanType() || Flag->getDeclContext() != Definition)
+  const ParmVarDecl *Flag = testedFlag(Decides->getCond(), *Definition, Holds);
+  if (!Flag)
     return std::nullopt;
   // The flag keeps the value it was passed: no mention of it but the test.
   struct Mentions : RecursiveASTVisitor<Mentions> {
@@ -143,13 +195,15 @@ std::optional<unsigned> inPlaceCondition(const FunctionDecl &FD, unsigned Param,
       Count += D->getDecl() == Flag;
       return true;
     }
-  } Walk;
-  Walk.Flag = Flag;
-  Walk.TraverseStmt(Definition->getBody());
-  if (Walk.Count != 1)
+  } Count;
+  Count.Flag = Flag;
+  Count.TraverseStmt(Definition->getBody());
+  if (Count.Count != 1)
     return std::nullopt;
-  Positive = Positive == Holds;
-  return Flag->getFunctionScopeIndex();
+  Run.Flag = Flag->getFunctionScopeIndex();
+  // Runs where the test holds in its then-branch, or fails before it.
+  Run.Positive = Guard ? InThen == Holds : !Holds;
+  return Run;
 }
 
 /// A lambda written at \p E with no parameters.
@@ -174,7 +228,7 @@ const LambdaExpr *inPlaceLambdaArgument(const FunctionDecl *Callee,
   const LambdaExpr *Lambda = writtenLambda(Args[Arg]);
   if (!Lambda)
     return nullptr;
-  return AnalysisCache::current().callsParameterInPlace(*Callee, Arg) ? Lambda : nullptr;
+  return AnalysisCache::current().inPlaceRun(*Callee, Arg) ? Lambda : nullptr;
 }
 
 void addInPlaceLambdas(const CallExpr &Call, llvm::SmallPtrSetImpl<const LambdaExpr *> &Into) {
@@ -213,10 +267,27 @@ const Expr *inPlaceConditionAt(const CallExpr &Call, const LambdaExpr &L, bool &
     return nullptr;
   for (unsigned I = 0; I < Call.getNumArgs(); ++I)
     if (stripWrappers(Call.getArg(I)) == &L) {
-      std::optional<unsigned> Flag = inPlaceCondition(*Callee, I, Positive);
-      return Flag && *Flag < Call.getNumArgs() ? Call.getArg(*Flag) : nullptr;
+      const std::optional<InPlaceRun> &Run = AnalysisCache::current().inPlaceRun(*Callee, I);
+      if (!Run || !Run->Flag || *Run->Flag >= Call.getNumArgs())
+        return nullptr;
+      Positive = Run->Positive;
+      return Call.getArg(*Run->Flag);
     }
   return nullptr;
+}
+
+std::optional<bool> runsInPlace(const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args,
+                                unsigned Arg, const ASTContext &Ctx) {
+  if (!inPlaceLambdaArgument(Callee, Args, Arg))
+    return std::nullopt;
+  const std::optional<InPlaceRun> &Run = AnalysisCache::current().inPlaceRun(*Callee, Arg);
+  if (!Run->Flag)
+    return true;
+  const Expr *Cond = *Run->Flag < Args.size() ? Args[*Run->Flag] : nullptr;
+  bool Value = false;
+  if (!Cond || Cond->isValueDependent() || !Cond->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value == Run->Positive;
 }
 
 } // namespace dmalint

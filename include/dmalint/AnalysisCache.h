@@ -11,6 +11,7 @@
 #define DMALINT_ANALYSISCACHE_H
 
 #include "dmalint/DescriptorAnalysis.h"
+#include "dmalint/InPlaceLambdas.h"
 #include "dmalint/Semaphores.h"
 #include "dmalint/TypeModel.h"
 #include "llvm/ADT/DenseMap.h"
@@ -54,9 +55,9 @@ public:
   /// caller may do with what it passes what \p FD does not. One walk of the
   /// translation unit, the first time it is asked.
   bool calledInTranslationUnit(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
-  /// dmalint::callsParameterInPlace (InPlaceLambdas.h), walked once per
-  /// function and parameter.
-  bool callsParameterInPlace(const clang::FunctionDecl &FD, unsigned Param);
+  /// dmalint::inPlaceRun (InPlaceLambdas.h), walked once per function and
+  /// parameter.
+  const std::optional<InPlaceRun> &inPlaceRun(const clang::FunctionDecl &FD, unsigned Param);
   /// True the first time \p Check reports at \p Loc.
   bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
   /// The shapes of the translation unit's types under \p Api.
@@ -128,7 +129,8 @@ private:
                  std::unique_ptr<UnwrittenVariables>>
       Variables;
   llvm::DenseMap<const clang::FunctionDecl *, bool> UsesApi;
-  llvm::DenseMap<std::pair<const clang::FunctionDecl *, unsigned>, bool> InPlaceParameters;
+  std::map<std::pair<const clang::FunctionDecl *, unsigned>, std::optional<InPlaceRun>>
+      InPlaceParameters; ///< A map: its values stay where they are.
   /// By class: the members written outside its constructors; nullopt: any.
   llvm::DenseMap<const clang::CXXRecordDecl *,
                  std::optional<llvm::DenseSet<const clang::FieldDecl *>>>

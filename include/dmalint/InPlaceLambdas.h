@@ -22,26 +22,30 @@ class ParentMap;
 
 namespace dmalint {
 
-/// Whether \p FD's body calls its parameter \p Param, with no argument, at
-/// most once, in place: the one mention of the parameter is that call (or
+/// How a function runs its parameter in place (inPlaceRun).
+struct InPlaceRun {
+  /// The bool parameter whose argument decides whether the call runs it,
+  /// none when every call does.
+  std::optional<unsigned> Flag;
+  bool Positive = true; ///< It runs when the flag holds (else when it does not).
+};
+
+/// How \p FD's body calls its parameter \p Param, with no argument, at most
+/// once, in place: the one mention of the parameter is that call (or
 /// `std::forward` / `std::move` of it), not in a loop, a lambda or after a
 /// label, and the body calls nothing else (so nothing but the parameter's
-/// call can act between the call's start and its return). Written for
-/// `when`: `if (c) f();`, `if (!c) return; f();`, `f();`.
-bool callsParameterInPlace(const clang::FunctionDecl &FD, unsigned Param);
-
-/// When \p FD calls its parameter \p Param in place under `if (c)` (or in
-/// the else branch: \p Positive false) on a bool parameter `c` it does not
-/// write, that parameter's index: the call runs the lambda when its
-/// argument for `c` holds. Else none (any other condition, or none).
-std::optional<unsigned> inPlaceCondition(const clang::FunctionDecl &FD, unsigned Param,
-                                         bool &Positive);
+/// call can act between the call's start and its return); and what decides
+/// whether it is reached is known: nothing, or one bool parameter `c`
+/// mentioned only in one test, `if (c) f();` (its then or else branch, the
+/// call's value returned or cast to void) or `if (c) return; f();`. None
+/// for anything else. Written for `when`: `if (c) f();`, `f();`.
+std::optional<InPlaceRun> inPlaceRun(const clang::FunctionDecl &FD, unsigned Param);
 
 /// The lambda of argument \p Arg of a call of \p Callee with \p Args (one
 /// per parameter) when the call runs it in place: a lambda written in the
 /// argument, with no parameters, handed to a function of the translation
-/// unit that calls it in place (callsParameterInPlace, asked once per
-/// function through AnalysisCache).
+/// unit that calls it in place (inPlaceRun, asked once per function and
+/// parameter through AnalysisCache::inPlaceRun).
 const clang::LambdaExpr *inPlaceLambdaArgument(const clang::FunctionDecl *Callee,
                                                llvm::ArrayRef<const clang::Expr *> Args,
                                                unsigned Arg);
@@ -57,10 +61,17 @@ void addInPlaceLambdas(const clang::CallExpr &Call,
 const clang::CallExpr *inPlaceCall(const clang::LambdaExpr &L, const clang::ParentMap &PM);
 
 /// The condition under which \p Call runs its in-place lambda \p L, as
-/// written at the call (the argument for the callee's `if (c)`), and
-/// whether the lambda runs when it holds (\p Positive); null when unknown.
+/// written at the call (the argument for the callee's flag), and whether
+/// the lambda runs when it holds (\p Positive); null when every call runs it.
 const clang::Expr *inPlaceConditionAt(const clang::CallExpr &Call, const clang::LambdaExpr &L,
                                       bool &Positive);
+
+/// For a call of \p Callee with \p Args whose argument \p Arg is a lambda it
+/// runs in place: whether it runs, when that is known at the call (the
+/// flag's argument a constant, or no flag). None otherwise.
+std::optional<bool> runsInPlace(const clang::FunctionDecl *Callee,
+                                llvm::ArrayRef<const clang::Expr *> Args, unsigned Arg,
+                                const clang::ASTContext &Ctx);
 
 } // namespace dmalint
 

@@ -18,6 +18,9 @@ template <class F> void when(bool c, F f) { if (c) f(); }
 template <class F> void unless(bool c, F &&f) { if (c) return; std::forward<F>(f)(); }
 template <class F> void otherwise(bool c, F f) { if (c) {} else { f(); } }
 template <class F> void always(F f) { f(); }
+template <class F> void returning(bool c, F f) { if (c == true) [[likely]] return (void)f(); }
+template <class F> void above(int n, F f) { if (n > 0) f(); }
+template <class F> void two_exits(bool c, bool d, F f) { if (c) return; if (d) return; f(); }
 template <class F> void repeat(int n, F f) { for (int k = 0; k < n; ++k) f(); }
 template <class F> void twice(F f) { f(); f(); }
 template <class F> void flip_first(bool c, F f) { c = !c; if (c) f(); }
@@ -35,6 +38,9 @@ void use(bool c, int n) {
   repeat(n, [] {});
   twice([] {});
   flip_first(c, [] {});
+  returning(c, [] {});
+  above(n, [] {});
+  two_exits(c, c, [] {});
   traced(n, [] {});
   defer([] {});
   kept([] {});
@@ -55,13 +61,11 @@ struct InPlace : ::testing::Test {
   std::unique_ptr<ASTUnit> AST;
 };
 
-TEST_F(InPlace, CalledOnceWhereTheCallIs) {
-  unsigned Last = 0;
-  for (const char *Name : {"when", "unless", "otherwise", "always", "flip_first"}) {
+TEST_F(InPlace, CalledOnceWhereTheCallIsUnderAKnownCondition) {
+  for (const char *Name : {"when", "unless", "otherwise", "always", "returning"}) {
     const FunctionDecl *FD = helper(Name);
     ASSERT_TRUE(FD) << Name;
-    Last = FD->getNumParams() - 1;
-    EXPECT_TRUE(dmalint::callsParameterInPlace(*FD, Last)) << Name;
+    EXPECT_TRUE(dmalint::inPlaceRun(*FD, FD->getNumParams() - 1)) << Name;
   }
 }
 
@@ -69,26 +73,36 @@ TEST_F(InPlace, NotWhenItMayRunAgainLaterOrAfterOtherWork) {
   for (const char *Name : {"repeat", "twice", "traced", "defer", "kept", "nested"}) {
     const FunctionDecl *FD = helper(Name);
     ASSERT_TRUE(FD) << Name;
-    EXPECT_FALSE(dmalint::callsParameterInPlace(*FD, FD->getNumParams() - 1)) << Name;
+    EXPECT_FALSE(dmalint::inPlaceRun(*FD, FD->getNumParams() - 1)) << Name;
+  }
+}
+
+TEST_F(InPlace, NotWhenWhatDecidesItIsUnknown) {
+  // A flag the helper writes, an int's comparison, two early returns.
+  for (const char *Name : {"flip_first", "above", "two_exits"}) {
+    const FunctionDecl *FD = helper(Name);
+    ASSERT_TRUE(FD) << Name;
+    EXPECT_FALSE(dmalint::inPlaceRun(*FD, FD->getNumParams() - 1)) << Name;
   }
 }
 
 TEST_F(InPlace, TheConditionIsAFlagTheCallerPasses) {
-  bool Positive = false;
-  std::optional<unsigned> Flag = dmalint::inPlaceCondition(*helper("when"), 1, Positive);
-  ASSERT_TRUE(Flag);
-  EXPECT_EQ(*Flag, 0u);
-  EXPECT_TRUE(Positive);
-
-  Flag = dmalint::inPlaceCondition(*helper("otherwise"), 1, Positive);
-  ASSERT_TRUE(Flag);
-  EXPECT_EQ(*Flag, 0u);
-  EXPECT_FALSE(Positive); // Runs when c does not hold.
-
-  // An early return, no condition, or a flag the helper writes: unknown.
-  EXPECT_FALSE(dmalint::inPlaceCondition(*helper("unless"), 1, Positive));
-  EXPECT_FALSE(dmalint::inPlaceCondition(*helper("always"), 0, Positive));
-  EXPECT_FALSE(dmalint::inPlaceCondition(*helper("flip_first"), 1, Positive));
+  struct Expected {
+    const char *Name;
+    bool Positive;
+  };
+  for (Expected E : {Expected{"when", true}, Expected{"unless", false},
+                     Expected{"otherwise", false}, Expected{"returning", true}}) {
+    const FunctionDecl *FD = helper(E.Name);
+    ASSERT_TRUE(FD) << E.Name;
+    std::optional<dmalint::InPlaceRun> Run = dmalint::inPlaceRun(*FD, FD->getNumParams() - 1);
+    ASSERT_TRUE(Run && Run->Flag) << E.Name;
+    EXPECT_EQ(*Run->Flag, 0u) << E.Name;
+    EXPECT_EQ(Run->Positive, E.Positive) << E.Name;
+  }
+  std::optional<dmalint::InPlaceRun> Always = dmalint::inPlaceRun(*helper("always"), 0);
+  ASSERT_TRUE(Always);
+  EXPECT_FALSE(Always->Flag); // Every call runs it.
 }
 
 TEST_F(InPlace, LambdasAtTheirCalls) {
@@ -110,9 +124,11 @@ TEST_F(InPlace, LambdasAtTheirCalls) {
     bool Positive = true;
     const Expr *Cond = dmalint::inPlaceConditionAt(*Call, *Lambda, Positive);
     std::string Name = Call->getDirectCallee()->getName().str();
-    EXPECT_EQ(Cond != nullptr, Name == "when" || Name == "otherwise") << Name;
+    EXPECT_EQ(Cond != nullptr, Name == "when" || Name == "otherwise" || Name == "unless" ||
+                                   Name == "returning")
+        << Name;
   }
-  EXPECT_EQ(InPlaceCalls, 5u); // when, unless, otherwise, always, flip_first.
+  EXPECT_EQ(InPlaceCalls, 5u); // when, unless, otherwise, always, returning.
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #ifndef DMALINT_TEST_TESTAST_H
 #define DMALINT_TEST_TESTAST_H
 
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/ApiModel.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/ASTUnit.h"
@@ -18,8 +19,11 @@ inline const ApiIndex &builtinApi() {
   return Index;
 }
 
-/// Parses `#include <tpu/dma.h>`, `using namespace tpu;` and \p Body.
+/// Parses `#include <tpu/dma.h>`, `using namespace tpu;` and \p Body. A new
+/// translation unit starts: the analysis cache, keyed by declarations of the
+/// last one (whose addresses the new one may reuse), is emptied.
 inline std::unique_ptr<clang::ASTUnit> parseKernel(const std::string &Body) {
+  AnalysisCache::current().reset();
   std::string Code = "#include <tpu/dma.h>\n#include <vector>\nusing namespace tpu;\n" + Body;
   auto AST = clang::tooling::buildASTFromCodeWithArgs(
       Code,

@@ -5,6 +5,7 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Version.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseSet.h"
@@ -17,6 +18,20 @@ const Expr *bareArgument(const Expr *E) {
   if (const auto *DA = dyn_cast_or_null<CXXDefaultArgExpr>(E))
     E = DA->getExpr();
   return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+unsigned mentionsOf(const ValueDecl *D, const Stmt *S) {
+  struct Count : RecursiveASTVisitor<Count> {
+    const ValueDecl *D;
+    unsigned N = 0;
+    bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+      N += DRE->getDecl() == D;
+      return true;
+    }
+  } C;
+  C.D = D;
+  C.TraverseStmt(const_cast<Stmt *>(S));
+  return C.N;
 }
 
 const Expr *stripWrappers(const Expr *E) {

@@ -188,17 +188,7 @@ std::optional<InPlaceRun> inPlaceRun(const FunctionDecl &FD, unsigned Param) {
   if (!Flag)
     return std::nullopt;
   // The flag keeps the value it was passed: no mention of it but the test.
-  struct Mentions : RecursiveASTVisitor<Mentions> {
-    const ParmVarDecl *Flag;
-    unsigned Count = 0;
-    bool VisitDeclRefExpr(DeclRefExpr *D) {
-      Count += D->getDecl() == Flag;
-      return true;
-    }
-  } Count;
-  Count.Flag = Flag;
-  Count.TraverseStmt(Definition->getBody());
-  if (Count.Count != 1)
+  if (mentionsOf(Flag, Definition->getBody()) != 1)
     return std::nullopt;
   Run.Flag = Flag->getFunctionScopeIndex();
   // Runs where the test holds in its then-branch, or fails before it.

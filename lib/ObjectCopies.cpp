@@ -352,22 +352,6 @@ const Expr *elementOf(const Expr *E, unsigned Element) {
   return Element < Args.size() ? stripWrappers(Args[Element]) : nullptr;
 }
 
-/// Whether \p V (a local of the lambda \p L) is mentioned once in its body:
-/// where it is returned.
-bool mentionedOnce(const VarDecl *V, const LambdaExpr &L) {
-  struct Count : RecursiveASTVisitor<Count> {
-    const VarDecl *V;
-    unsigned N = 0;
-    bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-      N += DRE->getDecl() == V;
-      return true;
-    }
-  } C;
-  C.V = V;
-  C.TraverseStmt(L.getBody());
-  return C.N == 1;
-}
-
 } // namespace
 
 std::optional<Analyzer::ConstructedObject>
@@ -403,7 +387,7 @@ std::optional<Analyzer::ConstructedObject> Analyzer::makeObject(const ValueDecl 
     Made = V && V->isLocalVarDecl() && !V->isStaticLocal() &&
                    !V->getType()->isReferenceType() &&
                    V->getDeclContext() == Within->Lambda->getCallOperator() &&
-                   mentionedOnce(V, *Within->Lambda)
+                   mentionsOf(V, Within->Lambda->getBody()) == 1
                ? stripWrappers(V->getInit())
                : nullptr;
   }

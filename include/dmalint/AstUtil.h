@@ -42,6 +42,9 @@ bool isCallOnThis(const clang::Expr *Call);
 /// count every other mention as a write.
 const clang::Expr *onlyReadOperand(const clang::Stmt *S);
 
+/// How many times \p S (and what it holds, lambdas included) names \p D.
+unsigned mentionsOf(const clang::ValueDecl *D, const clang::Stmt *S);
+
 /// The body of the loop \p Loop (a for, range-for, while or do statement);
 /// null for any other statement.
 const clang::Stmt *loopBody(const clang::Stmt *Loop);

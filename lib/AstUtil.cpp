@@ -67,6 +67,12 @@ const Expr *bareCondition(const Expr *E, bool &Positive) {
   return E;
 }
 
+const ParmVarDecl *testedBoolParameter(const Expr *Cond, bool &Positive) {
+  const auto *DRE = Cond ? dyn_cast<DeclRefExpr>(bareCondition(Cond, Positive)) : nullptr;
+  const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  return P && P->getType()->isBooleanType() ? P : nullptr;
+}
+
 bool isCallOnThis(const Expr *Call) {
   const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
   const Expr *Object = MC ? MC->getImplicitObjectArgument() : nullptr;

@@ -111,16 +111,14 @@ static const ParmVarDecl *testedFlag(const Expr *Cond, const FunctionDecl &FD, b
   if (const auto *BO = dyn_cast<BinaryOperator>(E);
       BO && (BO->getOpcode() == BO_EQ || BO->getOpcode() == BO_NE)) {
     const auto *Literal = dyn_cast<CXXBoolLiteralExpr>(BO->getRHS()->IgnoreParenImpCasts());
-    if (!Literal)
+    E = BO->getLHS()->IgnoreParenImpCasts();
+    if (!Literal || !isa<DeclRefExpr>(E))
       return nullptr;
     Holds = Holds == (Literal->getValue() == (BO->getOpcode() == BO_EQ));
-    E = BO->getLHS()->IgnoreParenImpCasts();
   }
-  const auto *DRE = dyn_cast<DeclRefExpr>(E);
-  const auto *Flag = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-  if (!Flag || !Flag->getType()->isBooleanType() || Flag->getDeclContext() != &FD)
-    return nullptr;
-  return Flag;
+  // E has no `!` left to flip Holds.
+  const ParmVarDecl *Flag = testedBoolParameter(E, Holds);
+  return Flag && Flag->getDeclContext() == &FD ? Flag : nullptr;
 }
 
 std::optional<InPlaceRun> inPlaceRun(const FunctionDecl &FD, unsigned Param) {

@@ -576,13 +576,11 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           continue;
         const auto *If = dyn_cast<IfStmt>(P);
         bool Positive = true;
-        const Expr *Cond = If && !Flag && !If->getInit() && !If->getConditionVariable() &&
-                                   Child != If->getCond()
-                               ? bareCondition(If->getCond(), Positive)
-                               : nullptr;
-        const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Cond);
-        Flag = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-        if (!Flag || !Flag->getType()->isBooleanType())
+        Flag = If && !Flag && !If->getInit() && !If->getConditionVariable() &&
+                       Child != If->getCond()
+                   ? testedBoolParameter(If->getCond(), Positive)
+                   : nullptr;
+        if (!Flag)
           return false;
         FlagValue = Child == If->getThen() ? Positive : !Positive;
       }

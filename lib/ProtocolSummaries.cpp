@@ -1146,9 +1146,8 @@ private:
     }
     auto BoolParameter = [&](const Expr *Cond) {
       bool Positive = true;
-      const auto *DRE = Cond ? dyn_cast<DeclRefExpr>(bareCondition(Cond, Positive)) : nullptr;
-      const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-      return P && P->getDeclContext() == &FD && P->getType()->isBooleanType();
+      const ParmVarDecl *P = testedBoolParameter(Cond, Positive);
+      return P && P->getDeclContext() == &FD;
     };
     const Stmt *Child = At;
     for (const Stmt *P = parents().getParent(At); P; Child = P, P = parents().getParent(P)) {

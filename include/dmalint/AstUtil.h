@@ -33,6 +33,10 @@ const clang::Expr *bareArgument(const clang::Expr *E);
 /// \p Positive: `!!wait` is `wait`, `!wait` is `wait` negated.
 const clang::Expr *bareCondition(const clang::Expr *E, bool &Positive);
 
+/// The bool parameter \p Cond tests alone (`c`, `!c`, `!!c`), with
+/// \p Positive flipped by each `!`; null for any other condition.
+const clang::ParmVarDecl *testedBoolParameter(const clang::Expr *Cond, bool &Positive);
+
 /// Whether \p Call is a member call on `this` (written or implicit).
 bool isCallOnThis(const clang::Expr *Call);
 

@@ -250,6 +250,14 @@ const ProtocolSummary *AnalysisCache::protocol(const clang::FunctionDecl &FD) {
   return protocolSummary(FD, /*OnlyReachingApi=*/true);
 }
 
+const ProtocolSummary *AnalysisCache::protocolIfMade(const clang::FunctionDecl &FD) const {
+  for (auto It = Results.lower_bound(Key{&FD, 0, false});
+       It != Results.end() && std::get<0>(It->first) == &FD; ++It)
+    if (!It->second.HitWorkLimit && It->second.Protocol)
+      return &*It->second.Protocol;
+  return nullptr;
+}
+
 const ProtocolSummary *AnalysisCache::constructorProtocol(const clang::FunctionDecl &FD) {
   return protocolSummary(FD, /*OnlyReachingApi=*/false);
 }

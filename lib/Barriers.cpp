@@ -917,6 +917,13 @@ public:
       Mentions[V->getCanonicalDecl()].push_back(DRE);
     return true;
   }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl())) {
+      FieldMentions[F->getCanonicalDecl()].push_back(ME);
+      FieldBases.insert(ME->getBase()->IgnoreParenImpCasts());
+    }
+    return true;
+  }
   bool VisitGotoStmt(GotoStmt *) { return !(HasGoto = true); }
   bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return !(HasGoto = true); }
 
@@ -924,6 +931,9 @@ public:
   std::vector<const CallExpr *> AxisQueries;
   llvm::SetVector<const FunctionDecl *> Called;
   llvm::DenseMap<const VarDecl *, std::vector<const DeclRefExpr *>> Mentions;
+  /// The mentions of members (`s.barrier`), and the objects they are of.
+  llvm::DenseMap<const FieldDecl *, std::vector<const MemberExpr *>> FieldMentions;
+  llvm::DenseSet<const Expr *> FieldBases;
   bool HasGoto = false;
 
 private:
@@ -1334,9 +1344,20 @@ bool Judge::onlyBarrierArgument(const Stmt *S, unsigned Depth) {
 }
 
 bool Judge::judgeable(const ValueDecl *Root) {
-  const auto *V = dyn_cast_or_null<VarDecl>(Root);
+  // A member of a parameter or local (`s.barrier` of `Sems &s`) is judged as
+  // that variable is, when the function names the variable only to reach
+  // its members; a member of `*this` is not.
+  const auto *F = dyn_cast_or_null<FieldDecl>(Root);
+  const auto *V = F ? dyn_cast_or_null<VarDecl>(Vars.fieldBase(F)) : dyn_cast_or_null<VarDecl>(Root);
   if (!V || !V->hasLocalStorage() || V->isStaticLocal())
     return false; // Members and globals: other functions may signal or wait them.
+  if (F) {
+    auto Whole = Scan.Mentions.find(V->getCanonicalDecl());
+    if (Whole != Scan.Mentions.end() &&
+        llvm::any_of(Whole->second,
+                     [&](const DeclRefExpr *Use) { return !Scan.FieldBases.contains(Use); }))
+      return false;
+  }
   if (isa<ParmVarDecl>(V)) {
     if (!CalledHere)
       AskedCaller = true; // Judged as if uncalled: the caller says.
@@ -1344,6 +1365,12 @@ bool Judge::judgeable(const ValueDecl *Root) {
       Called = CalledHere();
     if (Called.value_or(false))
       return false; // The caller may signal or wait what it passes.
+  }
+  if (F) {
+    auto It = Scan.FieldMentions.find(F->getCanonicalDecl());
+    return It != Scan.FieldMentions.end() &&
+           llvm::all_of(It->second,
+                        [&](const MemberExpr *Use) { return onlyBarrierArgument(Use, 0); });
   }
   auto It = Scan.Mentions.find(V->getCanonicalDecl());
   if (It == Scan.Mentions.end())

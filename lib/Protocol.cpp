@@ -87,6 +87,56 @@ receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api) {
   return Out;
 }
 
+namespace {
+
+/// The variable that holds \p Root: itself, or for a member the one
+/// variable through which the function reaches it (`s` of `s.sem`). Null for
+/// a member of `*this` and where the function reaches a member otherwise.
+const VarDecl *holdingVariable(const ValueDecl *Root, const UnwrittenVariables &Vars) {
+  if (const auto *F = dyn_cast_or_null<FieldDecl>(Root))
+    return dyn_cast_or_null<VarDecl>(Vars.fieldBase(F));
+  return dyn_cast_or_null<VarDecl>(Root);
+}
+
+/// A root of the function's own: a parameter or a local, or a member of one
+/// that the function hands nowhere whole (`s.sem` of `const Scratch &s`), or
+/// a member of `*this` in a member function that hands `this` nowhere but to
+/// member functions of the file. A global (or a member of another object)
+/// may be waited by any function it calls.
+bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVariables &Vars,
+             const RootMentions &Roots) {
+  if (const auto *F = dyn_cast_or_null<FieldDecl>(Root)) {
+    const Decl *Base = Vars.fieldBase(F);
+    const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+    // A member of the object that only the member functions it calls name.
+    if (!Base && !Vars.namesField(F) && MD &&
+        F->getParent()->getCanonicalDecl() == MD->getParent()->getCanonicalDecl())
+      Base = FD.getCanonicalDecl();
+    if (Base && Base == FD.getCanonicalDecl()) {
+      // Only constructors set it (else the summaries of the member functions
+      // cannot name it: ProtocolSummaries.cpp's memberOf).
+      if (!MD || !MD->isInstance() || MD->getParent()->isLambda() || Roots.thisHandedOn() ||
+          AnalysisCache::current().writtenOutsideConstructors(*F))
+        return false;
+      // What the member functions it calls on `*this` do with the object's
+      // semaphores is all in their summaries (made at those calls).
+      return llvm::all_of(Roots.thisCalls(), [](const CXXMethodDecl *Callee) {
+        const FunctionDecl *Definition = nullptr;
+        if (Callee->isVirtual() || !Callee->hasBody(Definition))
+          return false;
+        const ProtocolSummary *Summary = AnalysisCache::current().protocolIfMade(*Definition);
+        return Summary && Summary->ObjectFollowed;
+      });
+    }
+    const auto *V = dyn_cast_or_null<VarDecl>(Base);
+    return V && ownRoot(V, FD, Vars, Roots) && !Roots.mentionedWhole(V);
+  }
+  const auto *V = dyn_cast_or_null<VarDecl>(Root);
+  return V && (isa<ParmVarDecl>(V) || V->isLocalVarDecl()) && V->getDeclContext() == &FD;
+}
+
+} // namespace
+
 std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const FunctionDecl &FD,
                                               const ASTContext &Ctx, const ApiIndex &Api,
                                               llvm::function_ref<bool()> CalledHere) {
@@ -110,15 +160,15 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
   // caller may drain it; a member's or a global's, other functions), that
   // it mentions only where the analysis follows.
   auto Judged = [&](const SemaphoreName &Send) {
-    const auto *Root = dyn_cast<VarDecl>(Send.Root);
-    return Root && (isa<ParmVarDecl>(Root) || Root->isLocalVarDecl()) &&
-           Root->getDeclContext() == &FD && Roots->onlyInCopies(Root);
+    // Not a member of `*this`: another member function may drain it.
+    return holdingVariable(Send.Root, *Vars) && ownRoot(Send.Root, FD, *Vars, *Roots) &&
+           Roots->onlyInCopies(Send.Root);
   };
   // Whether a caller may drain a parameter's semaphore: whether a function
   // calls this one is a walk of the whole translation unit, asked last, once.
   std::optional<bool> Called;
   auto CallerMayDrain = [&](const SemaphoreName &Send) {
-    if (!isa<ParmVarDecl>(Send.Root))
+    if (!isa_and_nonnull<ParmVarDecl>(holdingVariable(Send.Root, *Vars)))
       return false;
     if (!Called)
       Called = CalledHere();
@@ -205,12 +255,6 @@ struct WaitSite {
   const LambdaEvent *Event = nullptr; ///< A wait a lambda makes at this call.
 };
 
-/// A root of the function's own: a parameter or a local. A global (or a
-/// member) may be waited by any function it calls.
-bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD) {
-  const auto *V = dyn_cast_or_null<VarDecl>(Root);
-  return V && (isa<ParmVarDecl>(V) || V->isLocalVarDecl()) && V->getDeclContext() == &FD;
-}
 
 /// Whether \p O is a local copy made at its site in the function (by a
 /// construction, a wrapper's call or a lambda's call), not one a parameter,
@@ -644,7 +688,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         if (!N && !O.HelperCall) // A copy another lambda returns to this one.
           if (std::optional<LocalCopy> Returned = lambdaCopy(O, Api, Vars, Ctx))
             N = Returned->Semaphore;
-        if (N && ownRoot(N->Root, FD))
+        if (N && ownRoot(N->Root, FD, Vars, Roots()))
           Events.UnknownWaits.push_back(std::move(*N));
         else
           Events.AnyUnknownWait = true;
@@ -804,7 +848,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       if ((W.Use && W.Use->Values.hasOrigin(D)) || A.handedOn(D))
         continue;
       auto Usable = [&](const std::optional<LocalCopy> &DC) {
-        return DC && !DC->Placeholder && ownRoot(DC->Semaphore.Root, FD) &&
+        return DC && !DC->Placeholder && ownRoot(DC->Semaphore.Root, FD, Vars, Roots()) &&
                Roots().onlyInCopies(DC->Semaphore.Root, LambdaCopiesFollowed(DC->Semaphore));
       };
       // Whether D races with every copy W waits: yes, no, or not provably

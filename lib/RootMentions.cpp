@@ -95,15 +95,45 @@ bool RootMentions::VisitCXXConstructExpr(CXXConstructExpr *CE) {
 }
 
 bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
-  if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+  if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
     addMention(V->getCanonicalDecl(), DRE);
+    if (!FieldBaseMentions.contains(DRE))
+      WholeMentions.insert(V->getCanonicalDecl());
+  }
   return true;
 }
 
 bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
-  if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
-    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
-      addMention(F, ME);
+  // Visited before its base: a member's mention, not the whole object's.
+  const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+  const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+  if (!F)
+    return true;
+  if (isa<CXXThisExpr>(Base)) {
+    FieldBaseMentions.insert(Base);
+    addMention(F, ME);
+  } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Base); DRE && isa<VarDecl>(DRE->getDecl())) {
+    FieldBaseMentions.insert(DRE);
+    addMention(F, ME);
+  }
+  return true;
+}
+
+bool RootMentions::VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+  // A member function called on `*this` (visited before its object): what
+  // it does with the object is its summary's to say (thisCalls).
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  const Expr *Object = Call->getImplicitObjectArgument();
+  if (MD && Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts())) {
+    FieldBaseMentions.insert(Object->IgnoreParenImpCasts());
+    ThisCalls.insert(MD);
+  }
+  return true;
+}
+
+bool RootMentions::VisitCXXThisExpr(CXXThisExpr *This) {
+  if (!FieldBaseMentions.contains(This))
+    ThisHandedOn = true;
   return true;
 }
 

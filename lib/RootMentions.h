@@ -46,8 +46,26 @@ public:
   bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr *Call);
   bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE);
   bool VisitDeclRefExpr(clang::DeclRefExpr *DRE);
-  /// A member of the object of a member function (`sem_`) is a root too.
+  /// A member of the object of a member function (`sem_`), or of a
+  /// variable (`s.sem`), is a root too.
   bool VisitMemberExpr(clang::MemberExpr *ME);
+  bool VisitCXXMemberCallExpr(clang::CXXMemberCallExpr *Call);
+  bool VisitCXXThisExpr(clang::CXXThisExpr *This);
+
+  /// Whether the function names the variable \p V other than to reach one
+  /// of its members (`helper(s)`, `auto t = s;`): what it is handed to may
+  /// wait any member of it.
+  bool mentionedWhole(const clang::VarDecl *V) const {
+    return V && WholeMentions.contains(V->getCanonicalDecl());
+  }
+  /// Whether `this` is named other than to reach a member or to call a
+  /// member function on it (`helper(*this)`): what it is handed to may wait
+  /// any member.
+  bool thisHandedOn() const { return ThisHandedOn; }
+  /// The member functions called on `*this`.
+  const llvm::SmallPtrSetImpl<const clang::CXXMethodDecl *> &thisCalls() const {
+    return ThisCalls;
+  }
 
   /// True when every mention of \p Root is one the analysis follows; with
   /// \p LambdaCopies, also the semaphore arguments of the copies of lambdas
@@ -105,6 +123,11 @@ private:
   std::vector<clang::VarDecl *> Initialising;
   llvm::DenseSet<const clang::Stmt *> SemaphoreArguments;
   std::vector<Mention> Mentions;
+  /// The bases of member mentions, and the `this` of member calls of the file.
+  llvm::DenseSet<const clang::Expr *> FieldBaseMentions;
+  llvm::DenseSet<const clang::VarDecl *> WholeMentions;
+  bool ThisHandedOn = false;
+  llvm::SmallPtrSet<const clang::CXXMethodDecl *, 4> ThisCalls;
 };
 
 } // namespace dmalint

@@ -97,6 +97,21 @@ public:
       markLoadsRead(Semantic);
     return true;
   }
+  /// A member of `*this` or of a variable (`s.buf`): which object, and
+  /// whether the mention reads it.
+  bool VisitMemberExpr(MemberExpr *ME) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!F)
+      return true;
+    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+    const Decl *Of = nullptr;
+    if (isa<CXXThisExpr>(Base))
+      Of = This;
+    else if (const auto *DRE = dyn_cast<DeclRefExpr>(Base))
+      Of = dyn_cast<VarDecl>(DRE->getDecl());
+    FieldMentions.push_back({ME, F->getCanonicalDecl(), Of ? Of->getCanonicalDecl() : nullptr});
+    return true;
+  }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
     if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
       Mentions.push_back({DRE, V});
@@ -121,7 +136,18 @@ public:
     }
     for (const VarDecl *V : Escaped)
       Assigned.erase(V);
+    // A member names one object when the function reaches it through one
+    // base only and never writes it.
+    for (const auto &[ME, F, Of] : FieldMentions) {
+      auto [It, Inserted] = FieldBases.try_emplace(F, Of);
+      if (!Of || !Reads.contains(ME) || (!Inserted && It->second != Of))
+        It->second = nullptr;
+    }
   }
+
+  /// Stands for `*this` in FieldBases: the function itself.
+  const Decl *This = nullptr;
+  llvm::DenseMap<const FieldDecl *, const Decl *> FieldBases;
 
 private:
   void markAssigned(const Expr *E) {
@@ -151,12 +177,19 @@ private:
         break;
       E = ICE->getSubExpr()->IgnoreParens();
     }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      Reads.insert(DRE);
+    if (isa<DeclRefExpr, MemberExpr>(E))
+      Reads.insert(E);
   }
 
   unsigned LoopDepth = 0, LambdaDepth = 0;
-  llvm::DenseSet<const DeclRefExpr *> Reads, PlainWrites, InLambda, MemberCalled;
+  llvm::DenseSet<const Expr *> Reads;
+  llvm::DenseSet<const DeclRefExpr *> PlainWrites, InLambda, MemberCalled;
+  struct FieldMention {
+    const MemberExpr *At;
+    const FieldDecl *Field;
+    const Decl *Of; ///< The variable, This, or null (another expression).
+  };
+  std::vector<FieldMention> FieldMentions;
   llvm::SmallPtrSet<const LambdaExpr *, 4> InPlace;
   std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> Mentions;
 };
@@ -290,12 +323,21 @@ std::optional<SemaphoreName> nameOf(const Expr *E, const UnwrittenVariables &Var
 
 std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Vars) {
   if (const auto *ME = dyn_cast<MemberExpr>(Inner)) {
-    // A member of the object a member function runs on; members of other
-    // objects would make two objects one root.
-    if (!isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) ||
-        !isa<FieldDecl>(ME->getMemberDecl()))
+    // A member of the object a member function runs on, or of the one
+    // variable through which the function reaches that member (`s.buf` of
+    // `const Scratch &s`); a member reached through two objects would make
+    // them one root.
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!F)
       return std::nullopt;
-    return NameRoot{canonical(ME->getMemberDecl()), nullptr};
+    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+    if (!isa<CXXThisExpr>(Base)) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(Base);
+      const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      if (!V || Vars.fieldBase(F) != V->getCanonicalDecl())
+        return std::nullopt;
+    }
+    return NameRoot{canonical(F), nullptr};
   }
   const auto *DRE = dyn_cast<DeclRefExpr>(Inner);
   const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
@@ -441,6 +483,7 @@ std::optional<int64_t> constantDifference(const Expr *A, const Expr *B,
 UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &Api)
     : FD(FD), Api(Api) {
   WriteFinder Finder;
+  Finder.This = FD.getCanonicalDecl();
   if (Stmt *Body = FD.getBody())
     Finder.TraverseStmt(Body);
   Finder.finish();
@@ -449,6 +492,7 @@ UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &A
   HasGoto = Finder.HasGoto;
   Rebound = std::move(Finder.Rebound);
   OwnLambdas = std::move(Finder.OwnLambdas);
+  FieldBases = std::move(Finder.FieldBases);
   for (auto &[V, Writes] : Finder.Assigned)
     if (ownVariable(V) && !V->isStaticLocal() &&
         V->getType()->isIntegralOrEnumerationType() && !V->getType().isVolatileQualified())

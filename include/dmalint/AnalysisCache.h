@@ -70,6 +70,9 @@ public:
   /// bodies are elsewhere (ObjectCopies.cpp): one walk of the class's member
   /// functions however many names ask.
   bool writtenOutsideConstructors(const clang::FieldDecl &F);
+  /// The protocol summary of \p FD an analysis of this translation unit
+  /// already made (at a call of it), without making one: null if none did.
+  const ProtocolSummary *protocolIfMade(const clang::FunctionDecl &FD) const;
 
   // SummarySource, for the analysis in progress.
   const FunctionSummary *function(const clang::FunctionDecl &FD) override;

@@ -97,6 +97,19 @@ public:
   /// runs in place (InPlaceLambdas.h).
   bool ownVariable(const clang::VarDecl *V) const;
 
+  /// The one object through which the function (lambdas included) reaches
+  /// the member \p F, when it only reads it: a variable (`s` of `s.buf`), or
+  /// the function itself for `*this`. Null when it reaches F through two
+  /// objects, through another expression (`v[i].buf`), writes it, or never
+  /// names it.
+  const clang::Decl *fieldBase(const clang::FieldDecl *F) const {
+    return F ? FieldBases.lookup(F->getCanonicalDecl()) : nullptr;
+  }
+  /// Whether the function (lambdas included) names the member \p F at all.
+  bool namesField(const clang::FieldDecl *F) const {
+    return F && FieldBases.count(F->getCanonicalDecl());
+  }
+
 private:
   bool steadyAt(const clang::DeclRefExpr *DRE) const;
 
@@ -110,6 +123,7 @@ private:
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::Expr *, 2>> Assigned;
   bool HasGoto = false;
   llvm::DenseSet<const clang::DeclContext *> OwnLambdas; ///< See ownVariable.
+  llvm::DenseMap<const clang::FieldDecl *, const clang::Decl *> FieldBases; ///< See fieldBase.
   /// Set by steadyUntil: the variables steady in its window, and the window.
   llvm::DenseSet<const clang::VarDecl *> Steady;
   clang::SourceLocation WindowBegin, WindowEnd;

@@ -319,4 +319,81 @@ TEST(Semaphores, CopySemaphoresFollowTheModelsPositions) {
   EXPECT_EQ(Name(R.Receive), "r");
 }
 
+
+/// The semaphore names of the `make_async_copy` calls of \p Code's function
+/// `k`, in order (nullopt where a copy's semaphore has none).
+std::vector<std::optional<dmalint::SemaphoreName>> copyNames(const std::string &Code,
+                                                             std::unique_ptr<ASTUnit> &AST) {
+  AST = dmalint::test::parseKernel(Code);
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  EXPECT_TRUE(K);
+  std::vector<std::optional<dmalint::SemaphoreName>> Out;
+  if (!K)
+    return Out;
+  ASTContext &Ctx = AST->getASTContext();
+  auto Copies = match(callExpr(callee(functionDecl(hasName("make_async_copy"))),
+                               hasAncestor(functionDecl(hasName("k"))))
+                          .bind("c"),
+                      Ctx);
+  std::vector<const CallExpr *> Calls;
+  for (auto &N : Copies)
+    Calls.push_back(N.getNodeAs<CallExpr>("c"));
+  llvm::sort(Calls, [&](const CallExpr *A, const CallExpr *B) {
+    return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  for (const CallExpr *Call : Calls)
+    Out.push_back(
+        dmalint::semaphoreName(dmalint::copySemaphores(Call, builtinApi()).Receive, Vars));
+  return Out;
+}
+
+TEST(Semaphores, AMemberOfOneVariableIsARoot) {
+  const std::string Struct = "struct S { Ref<float> a; DmaSemaphore sem, other; "
+                             "SemaphoreArray<DmaSemaphore> sems; };\n";
+  std::unique_ptr<ASTUnit> AST;
+  // Reached through one parameter: the member is the root; its other
+  // members are other roots; indices compare as usual.
+  auto Names = copyNames(Struct + "void k(const S &s, int slot) {\n"
+                                  "  make_async_copy(s.a, s.a, s.sem).wait();\n"
+                                  "  make_async_copy(s.a, s.a, s.sem).wait();\n"
+                                  "  make_async_copy(s.a, s.a, s.other).wait();\n"
+                                  "  make_async_copy(s.a, s.a, s.sems[slot]).wait();\n"
+                                  "  make_async_copy(s.a, s.a, s.sems[1 - slot]).wait();\n}",
+                         AST);
+  ASSERT_EQ(Names.size(), 5u);
+  for (const auto &N : Names)
+    ASSERT_TRUE(N);
+  ASTContext &Ctx = AST->getASTContext();
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  EXPECT_EQ(Names[0]->Root->getName(), "sem");
+  EXPECT_EQ(dmalint::compareSemaphores(*Names[0], *Names[1], Vars, Ctx), SemaphoreRelation::Same);
+  EXPECT_EQ(dmalint::compareSemaphores(*Names[0], *Names[2], Vars, Ctx),
+            SemaphoreRelation::OtherRoot);
+  EXPECT_EQ(dmalint::compareSemaphores(*Names[3], *Names[4], Vars, Ctx),
+            SemaphoreRelation::Disjoint);
+
+  // Reached through two objects, through an expression, or written: no name
+  // (two objects' members would be one root).
+  Names = copyNames(Struct + "void k(const S &x, const S &y) {\n"
+                             "  make_async_copy(x.a, x.a, x.sem).wait();\n"
+                             "  make_async_copy(y.a, y.a, y.sem).wait();\n}",
+                    AST);
+  ASSERT_EQ(Names.size(), 2u);
+  EXPECT_FALSE(Names[0]);
+  EXPECT_FALSE(Names[1]);
+  Names = copyNames(Struct + "void k(const S *all) {\n"
+                             "  make_async_copy(all[0].a, all[0].a, all[0].sem).wait();\n}",
+                    AST);
+  ASSERT_EQ(Names.size(), 1u);
+  EXPECT_FALSE(Names[0]);
+  Names = copyNames(Struct + "void k(S s, DmaSemaphore spare) {\n"
+                             "  s.sem = spare;\n"
+                             "  make_async_copy(s.a, s.a, s.sem).wait();\n}",
+                    AST);
+  ASSERT_EQ(Names.size(), 1u);
+  EXPECT_FALSE(Names[0]);
+}
+
 } // namespace

@@ -10,7 +10,7 @@ using namespace clang::ast_matchers;
 namespace dmalint::checks {
 
 void UnusedDescriptorCheck::registerDmaMatchers(DmaMatchers &Matchers) {
-  Matchers.add<FunctionDecl, definitionUsingApi>("function");
+  Matchers.add<FunctionDecl, definitionReachingApi>("function");
 }
 
 /// Whether \p E only passes on the object of its operand (a variable

@@ -110,9 +110,13 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
                                  const LocationList *Object, const AccessPath &Path,
                                  bool Imported, const State &S) {
   ValueSet Result;
-  for (auto &[Site, Kind] : SV.Built)
-    Result.unionWith(ValueSet::of(Imported ? importedValue(Site, Kind)
-                                           : originValue(Call, Kind)));
+  for (auto &[Site, Kind] : SV.Built) {
+    ValueSet Made = ValueSet::of(Imported ? importedValue(Site, Kind) : originValue(Call, Kind));
+    // Started or waited by the callee before it returned it: used.
+    if (!Imported && llvm::is_contained(SV.StartedOrWaited, Site))
+      markUsed(Made);
+    Result.unionWith(Made);
+  }
   // The one copy a wrapper of the factory returns, named for the protocol
   // checks.
   if (!Imported && Path.empty() && SV.Built.size() == 1 && Callee &&

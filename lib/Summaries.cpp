@@ -20,6 +20,9 @@ void SummaryValues::unionWith(const SummaryValues &Other) {
   for (const auto &B : Other.Built)
     if (!llvm::is_contained(Built, B))
       Built.push_back(B);
+  for (const Expr *Site : Other.StartedOrWaited)
+    if (!llvm::is_contained(StartedOrWaited, Site))
+      StartedOrWaited.push_back(Site);
   for (const auto &P : Other.FromParams)
     if (!llvm::is_contained(FromParams, P))
       FromParams.push_back(P);
@@ -33,7 +36,8 @@ bool operator==(const SummaryValues &A, const SummaryValues &B) {
              return llvm::is_contained(Y, E);
            });
   };
-  return Same(A.Built, B.Built) && Same(A.FromParams, B.FromParams) &&
+  return Same(A.Built, B.Built) && Same(A.StartedOrWaited, B.StartedOrWaited) &&
+         Same(A.FromParams, B.FromParams) &&
          A.FromObject == B.FromObject && A.Unknown == B.Unknown;
 }
 
@@ -192,6 +196,15 @@ void Analyzer::summarise(const FunctionDecl &FD, const State &Exit) {
                                  !T.getNonReferenceType().isConstQualified();
   }
   Summary.Object.MayWrite = WroteObject;
+  // The copies it returns that it started or waited itself.
+  for (PathValues &PV : Summary.Returns)
+    for (const auto &[Site, Kind] : PV.Values.Built)
+      for (OriginId Id = 1; Id < Out.Origins.size() && Id < Used.size(); ++Id)
+        if (Used[Id] && Out.Origins[Id].Site == Site && !Out.Origins[Id].Imported &&
+            !llvm::is_contained(PV.Values.StartedOrWaited, Site)) {
+          PV.Values.StartedOrWaited.push_back(Site);
+          break;
+        }
   // What a constructor or member function leaves in its object.
   if (ObjectClass && Exit.Reachable) {
     Location Object = Location::object(ObjectClass);

@@ -106,6 +106,9 @@ struct SummaryValues {
   /// ones become copies built at the call (so a wrapper of make_async_copy
   /// is as precise as the factory); stored ones keep their site (Imported).
   llvm::SmallVector<std::pair<const clang::Expr *, Remoteness>, 2> Built;
+  /// The sites of Built that the function starts or waits (on some path):
+  /// the caller's copy of one is used (a wrapper that waits and returns).
+  llvm::SmallVector<const clang::Expr *, 1> StartedOrWaited;
   /// What a parameter brought, at a path below it.
   llvm::SmallVector<std::pair<unsigned, AccessPath>, 1> FromParams;
   bool FromObject = false; ///< What the object of the member function held.

@@ -150,6 +150,10 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
       return;
     }
     call(Call, FD, callArguments(Call), nullptr, S, Report, Depth);
+    // A copy a wrapper of the file builds and returns is built here, used
+    // or not (`stage_copy(...);` discards it, as a factory's temporary).
+    if (Types.isDescriptor(Call->getType()) && summaryFor(FD))
+      eval(Call, S);
     return;
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(St)) {

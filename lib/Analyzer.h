@@ -321,6 +321,9 @@ public:
   std::vector<bool> Used, Escaped, HelperUsed; ///< By OriginId.
   /// Escaped other than into the object of a constructor or member function.
   std::vector<bool> EscapedBesidesObject;
+  /// Escaped other than by being returned (recordReturn sets InReturn).
+  std::vector<bool> EscapedNotReturned;
+  bool InReturn = false;
   bool InReportSweep = false;      ///< Uses and escapes count only then.
   unsigned StoredStates = 0;       ///< Block entry states held, over nested runs.
   std::set<const clang::ParmVarDecl *> WrittenParams;

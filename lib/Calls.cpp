@@ -112,8 +112,8 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
   ValueSet Result;
   for (auto &[Site, Kind] : SV.Built) {
     ValueSet Made = ValueSet::of(Imported ? importedValue(Site, Kind) : originValue(Call, Kind));
-    // Started or waited by the callee before it returned it: used.
-    if (!Imported && llvm::is_contained(SV.StartedOrWaited, Site))
+    // Used by the callee before it returned it: used.
+    if (!Imported && llvm::is_contained(SV.UsedByCallee, Site))
       markUsed(Made);
     Result.unionWith(Made);
   }

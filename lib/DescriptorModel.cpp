@@ -81,6 +81,8 @@ void Analyzer::markHelperUsed(const ValueSet &VS) { mark(HelperUsed, VS); }
 void Analyzer::markEscaped(const ValueSet &VS) {
   mark(Escaped, VS);
   mark(EscapedBesidesObject, VS);
+  if (!InReturn)
+    mark(EscapedNotReturned, VS);
 }
 
 // ------------------------------------------------------------------ bounds ---

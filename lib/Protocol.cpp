@@ -98,6 +98,40 @@ const VarDecl *holdingVariable(const ValueDecl *Root, const UnwrittenVariables &
   return dyn_cast_or_null<VarDecl>(Root);
 }
 
+/// Whether every constructor of \p F's class that the file defines sets
+/// \p F from one of its parameters or default-constructs it, and no
+/// initialiser in the class gives it a value: then it holds what the
+/// object's maker passed, as a parameter does (`sem_(g_sem)` would make it a
+/// global's, which any function may wait).
+bool setFromConstructorParameters(const FieldDecl &F) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(F.getParent());
+  if (!RD || F.hasInClassInitializer())
+    return false;
+  for (const CXXConstructorDecl *Ctor : RD->ctors()) {
+    const FunctionDecl *Definition = nullptr;
+    if (Ctor->isCopyOrMoveConstructor() || !Ctor->hasBody(Definition))
+      continue; // Another object's values; or one whose body is elsewhere,
+                // which writtenOutsideConstructors already refuses.
+    for (const CXXCtorInitializer *Init : cast<CXXConstructorDecl>(Definition)->inits()) {
+      if (!Init->getMember() ||
+          Init->getMember()->getCanonicalDecl() != F.getCanonicalDecl())
+        continue;
+      const Expr *Value = stripWrappers(Init->getInit());
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(Value)) {
+        if (CE->getNumArgs() == 0)
+          continue;
+        if (CE->getNumArgs() != 1 || !CE->getConstructor()->isCopyOrMoveConstructor())
+          return false;
+        Value = stripWrappers(CE->getArg(0));
+      }
+      const auto *DRE = dyn_cast<DeclRefExpr>(Value);
+      if (!DRE || !isa<ParmVarDecl>(DRE->getDecl()))
+        return false;
+    }
+  }
+  return true;
+}
+
 /// A root of the function's own: a parameter or a local, or a member of one
 /// that the function hands nowhere whole (`s.sem` of `const Scratch &s`), or
 /// a member of `*this` in a member function that hands `this` nowhere but to
@@ -116,7 +150,8 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
       // Only constructors set it (else the summaries of the member functions
       // cannot name it: ProtocolSummaries.cpp's memberOf).
       if (!MD || !MD->isInstance() || MD->getParent()->isLambda() || Roots.thisHandedOn() ||
-          AnalysisCache::current().writtenOutsideConstructors(*F))
+          AnalysisCache::current().writtenOutsideConstructors(*F) ||
+          !setFromConstructorParameters(*F))
         return false;
       // What the member functions it calls on `*this` do with the object's
       // semaphores is all in their summaries (made at those calls).

@@ -110,6 +110,8 @@ public:
     else if (const auto *DRE = dyn_cast<DeclRefExpr>(Base))
       Of = dyn_cast<VarDecl>(DRE->getDecl());
     FieldMentions.push_back({ME, F->getCanonicalDecl(), Of ? Of->getCanonicalDecl() : nullptr});
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Base))
+      MemberBases[DRE] = ME;
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
@@ -136,6 +138,16 @@ public:
     }
     for (const VarDecl *V : Escaped)
       Assigned.erase(V);
+    // A variable named only to read its members (`s.sem`, `s.buf.at(i)`).
+    llvm::DenseSet<const VarDecl *> Other;
+    for (auto &[DRE, V] : Mentions) {
+      const MemberExpr *Member = MemberBases.lookup(DRE);
+      if (!Reads.contains(DRE) && !(Member && Reads.contains(Member)))
+        Other.insert(V);
+    }
+    for (auto &[DRE, V] : Mentions)
+      if (!Other.contains(V))
+        ReadThroughMembers.insert(V);
     // A member names one object when the function reaches it through one
     // base only and never writes it.
     for (const auto &[ME, F, Of] : FieldMentions) {
@@ -147,6 +159,8 @@ public:
 
   /// Stands for `*this` in FieldBases: the function itself.
   const Decl *This = nullptr;
+  llvm::DenseSet<const VarDecl *> ReadThroughMembers;
+  llvm::DenseMap<const DeclRefExpr *, const MemberExpr *> MemberBases;
   llvm::DenseMap<const FieldDecl *, const Decl *> FieldBases;
 
 private:
@@ -321,6 +335,50 @@ std::optional<SemaphoreName> nameOf(const Expr *E, const UnwrittenVariables &Var
 
 } // namespace
 
+/// The member \p F of the local struct \p V: what its braced initialiser
+/// gives F (`Scratch s{hbm, buf, sem};`: s.sem names sem), or F itself when
+/// nothing does (a semaphore default-constructed in it, made here like
+/// `DmaSemaphore x;`, and like it nameless when declared in a loop). Nothing
+/// for any other initialiser (a call's result, a copy of another struct: a
+/// handle the function may reach another way), a struct that is assigned or
+/// named other than to read its members, a reference, or a member with an
+/// initialiser in its class.
+static std::optional<NameRoot> localMember(const VarDecl &V, const FieldDecl &F,
+                                           const UnwrittenVariables &Vars) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(F.getParent());
+  if (!V.isLocalVarDecl() || V.isStaticLocal() || V.getType()->isReferenceType() || !RD ||
+      RD->isUnion() || RD->getNumBases() != 0 || F.hasInClassInitializer() ||
+      !Vars.readThroughMembers(&V))
+    return std::nullopt;
+  auto Fresh = [&]() -> std::optional<NameRoot> {
+    if (Vars.declaredInLoop(&V))
+      return std::nullopt;
+    return NameRoot{canonical(&F), nullptr};
+  };
+  const Expr *Init = V.getInit();
+  if (!Init)
+    return Fresh();
+  Init = Init->IgnoreImplicit();
+  if (const auto *ILE = dyn_cast<InitListExpr>(Init)) {
+    if (!ILE->isSemanticForm())
+      ILE = ILE->getSemanticForm();
+    unsigned Index = F.getFieldIndex();
+    if (!ILE || ILE->getInitializedFieldInUnion() || Index >= ILE->getNumInits())
+      return std::nullopt;
+    const Expr *Part = ILE->getInit(Index)->IgnoreImplicit();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Part); CE && CE->getNumArgs() == 0)
+      return Fresh();
+    if (const auto *Braces = dyn_cast<InitListExpr>(Part);
+        isa<ImplicitValueInitExpr>(Part) || (Braces && Braces->getNumInits() == 0))
+      return Fresh();
+    return NameRoot{nullptr, ILE->getInit(Index)};
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init);
+      CE && CE->getNumArgs() == 0 && CE->getConstructor()->isTrivial())
+    return Fresh();
+  return std::nullopt;
+}
+
 std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Vars) {
   if (const auto *ME = dyn_cast<MemberExpr>(Inner)) {
     // A member of the object a member function runs on, or of the one
@@ -336,6 +394,9 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
       const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
       if (!V || Vars.fieldBase(F) != V->getCanonicalDecl())
         return std::nullopt;
+      // A struct of the function's own holds what initialised it.
+      if (!isa<ParmVarDecl>(V))
+        return localMember(*V, *F, Vars);
     }
     return NameRoot{canonical(F), nullptr};
   }
@@ -493,6 +554,7 @@ UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &A
   Rebound = std::move(Finder.Rebound);
   OwnLambdas = std::move(Finder.OwnLambdas);
   FieldBases = std::move(Finder.FieldBases);
+  ReadThroughMembers = std::move(Finder.ReadThroughMembers);
   for (auto &[V, Writes] : Finder.Assigned)
     if (ownVariable(V) && !V->isStaticLocal() &&
         V->getType()->isIntegralOrEnumerationType() && !V->getType().isVolatileQualified())

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
 
@@ -20,9 +21,9 @@ void SummaryValues::unionWith(const SummaryValues &Other) {
   for (const auto &B : Other.Built)
     if (!llvm::is_contained(Built, B))
       Built.push_back(B);
-  for (const Expr *Site : Other.StartedOrWaited)
-    if (!llvm::is_contained(StartedOrWaited, Site))
-      StartedOrWaited.push_back(Site);
+  for (const Expr *Site : Other.UsedByCallee)
+    if (!llvm::is_contained(UsedByCallee, Site))
+      UsedByCallee.push_back(Site);
   for (const auto &P : Other.FromParams)
     if (!llvm::is_contained(FromParams, P))
       FromParams.push_back(P);
@@ -36,7 +37,7 @@ bool operator==(const SummaryValues &A, const SummaryValues &B) {
              return llvm::is_contained(Y, E);
            });
   };
-  return Same(A.Built, B.Built) && Same(A.StartedOrWaited, B.StartedOrWaited) &&
+  return Same(A.Built, B.Built) && Same(A.UsedByCallee, B.UsedByCallee) &&
          Same(A.FromParams, B.FromParams) &&
          A.FromObject == B.FromObject && A.Unknown == B.Unknown;
 }
@@ -118,6 +119,8 @@ void Analyzer::recordReturn(const Expr *Returned, State &S, unsigned Depth) {
   QualType T = Returned->getType();
   if (!Types.holdsDescriptors(T))
     return;
+  InReturn = true;
+  auto EndReturn = llvm::make_scope_exit([this] { InReturn = false; });
   // What is returned, built in a scratch object: its paths and values.
   Location Scratch = scratch();
   bool ByReference = Function && Function->getReturnType()->isReferenceType();
@@ -196,13 +199,16 @@ void Analyzer::summarise(const FunctionDecl &FD, const State &Exit) {
                                  !T.getNonReferenceType().isConstQualified();
   }
   Summary.Object.MayWrite = WroteObject;
-  // The copies it returns that it started or waited itself.
+  // The copies it returns that are not new to the caller: started, waited
+  // or stored elsewhere here, or read from an object (SummaryValues::UsedByCallee).
+  auto Set = [](const std::vector<bool> &V, OriginId Id) { return Id < V.size() && V[Id]; };
   for (PathValues &PV : Summary.Returns)
     for (const auto &[Site, Kind] : PV.Values.Built)
-      for (OriginId Id = 1; Id < Out.Origins.size() && Id < Used.size(); ++Id)
-        if (Used[Id] && Out.Origins[Id].Site == Site && !Out.Origins[Id].Imported &&
-            !llvm::is_contained(PV.Values.StartedOrWaited, Site)) {
-          PV.Values.StartedOrWaited.push_back(Site);
+      for (OriginId Id = 1; Id < Out.Origins.size(); ++Id)
+        if (Out.Origins[Id].Site == Site &&
+            (Out.Origins[Id].Imported || Set(Used, Id) || Set(EscapedNotReturned, Id)) &&
+            !llvm::is_contained(PV.Values.UsedByCallee, Site)) {
+          PV.Values.UsedByCallee.push_back(Site);
           break;
         }
   // What a constructor or member function leaves in its object.

@@ -106,9 +106,10 @@ struct SummaryValues {
   /// ones become copies built at the call (so a wrapper of make_async_copy
   /// is as precise as the factory); stored ones keep their site (Imported).
   llvm::SmallVector<std::pair<const clang::Expr *, Remoteness>, 2> Built;
-  /// The sites of Built that the function starts or waits (on some path):
-  /// the caller's copy of one is used (a wrapper that waits and returns).
-  llvm::SmallVector<const clang::Expr *, 1> StartedOrWaited;
+  /// The sites of Built that are not new to a caller: the function starts,
+  /// waits or stores one elsewhere (on some path) before returning it, or
+  /// reads it from an object. The caller's copy of one is used.
+  llvm::SmallVector<const clang::Expr *, 1> UsedByCallee;
   /// What a parameter brought, at a path below it.
   llvm::SmallVector<std::pair<unsigned, AccessPath>, 1> FromParams;
   bool FromObject = false; ///< What the object of the member function held.

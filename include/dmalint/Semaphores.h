@@ -105,6 +105,11 @@ public:
   const clang::Decl *fieldBase(const clang::FieldDecl *F) const {
     return F ? FieldBases.lookup(F->getCanonicalDecl()) : nullptr;
   }
+  /// Whether the function (lambdas included) names the variable \p V only
+  /// to read it or its members (`s.sem`, `s.buf.at(i)`).
+  bool readThroughMembers(const clang::VarDecl *V) const {
+    return V && ReadThroughMembers.contains(V);
+  }
   /// Whether the function (lambdas included) names the member \p F at all.
   bool namesField(const clang::FieldDecl *F) const {
     return F && FieldBases.count(F->getCanonicalDecl());
@@ -124,6 +129,7 @@ private:
   bool HasGoto = false;
   llvm::DenseSet<const clang::DeclContext *> OwnLambdas; ///< See ownVariable.
   llvm::DenseMap<const clang::FieldDecl *, const clang::Decl *> FieldBases; ///< See fieldBase.
+  llvm::DenseSet<const clang::VarDecl *> ReadThroughMembers; ///< See readThroughMembers.
   /// Set by steadyUntil: the variables steady in its window, and the window.
   llvm::DenseSet<const clang::VarDecl *> Steady;
   clang::SourceLocation WindowBegin, WindowEnd;

@@ -396,4 +396,34 @@ TEST(Semaphores, AMemberOfOneVariableIsARoot) {
   EXPECT_FALSE(Names[0]);
 }
 
+TEST(Semaphores, AMemberOfALocalStructNamesWhatInitialisedIt) {
+  const std::string Struct = "struct S { Ref<float> a; DmaSemaphore sem; };\nS make();\n";
+  std::unique_ptr<ASTUnit> AST;
+  // Braced from a parameter: the parameter's name.
+  auto Names = copyNames(Struct + "void k(Ref<float> a, DmaSemaphore p) {\n"
+                                  "  const S s{a, p};\n"
+                                  "  make_async_copy(s.a, s.a, s.sem).wait();\n}",
+                         AST);
+  ASSERT_EQ(Names.size(), 1u);
+  ASSERT_TRUE(Names[0]);
+  EXPECT_EQ(Names[0]->Root->getName(), "p");
+  // Its semaphore default-constructed: the member, made here.
+  Names = copyNames(Struct + "void k(Ref<float> a) {\n"
+                             "  S s{a};\n"
+                             "  make_async_copy(s.a, s.a, s.sem).wait();\n}",
+                    AST);
+  ASSERT_EQ(Names.size(), 1u);
+  ASSERT_TRUE(Names[0]);
+  EXPECT_EQ(Names[0]->Root->getName(), "sem");
+  // A call's result, a copy of another struct, or one assigned: no name.
+  for (const char *Made : {"const S s = make();", "S t{a, p}; const S s = t;",
+                           "S s{a, p}; s = make();"}) {
+    Names = copyNames(Struct + "void k(Ref<float> a, DmaSemaphore p) {\n  " + Made +
+                          "\n  make_async_copy(s.a, s.a, s.sem).wait();\n}",
+                      AST);
+    ASSERT_EQ(Names.size(), 1u) << Made;
+    EXPECT_FALSE(Names[0]) << Made;
+  }
+}
+
 } // namespace

@@ -11,6 +11,21 @@ using dmalint::SemaphoreRelation;
 
 namespace {
 
+/// The `make_async_copy` calls in \p Ctx's function `k`, in source order.
+std::vector<const CallExpr *> copiesInOrder(ASTContext &Ctx) {
+  auto Copies = match(callExpr(callee(functionDecl(hasName("make_async_copy"))),
+                               hasAncestor(functionDecl(hasName("k"))))
+                          .bind("c"),
+                      Ctx);
+  std::vector<const CallExpr *> Calls;
+  for (auto &N : Copies)
+    Calls.push_back(N.getNodeAs<CallExpr>("c"));
+  llvm::sort(Calls, [&](const CallExpr *A, const CallExpr *B) {
+    return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  return Calls;
+}
+
 /// How the semaphores of the first two `make_async_copy` calls of \p Body
 /// (inside `k`) relate.
 struct Compared {
@@ -29,16 +44,10 @@ Compared compare(const std::string &Body, bool InIteration = false) {
       Body + "\n}");
   ASTContext &Ctx = C.AST->getASTContext();
   const auto *K = dmalint::test::findOne<FunctionDecl>(*C.AST, functionDecl(hasName("k")));
-  auto Copies = match(callExpr(callee(functionDecl(hasName("make_async_copy")))).bind("c"), Ctx);
-  EXPECT_GE(Copies.size(), 2u);
-  if (!K || Copies.size() < 2)
+  std::vector<const CallExpr *> Calls = copiesInOrder(Ctx);
+  EXPECT_GE(Calls.size(), 2u);
+  if (!K || Calls.size() < 2)
     return C;
-  std::vector<const CallExpr *> Calls;
-  for (auto &N : Copies)
-    Calls.push_back(N.getNodeAs<CallExpr>("c"));
-  llvm::sort(Calls, [&](const CallExpr *A, const CallExpr *B) {
-    return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
-  });
   dmalint::UnwrittenVariables Vars(*K, builtinApi());
   C.First = dmalint::semaphoreName(dmalint::copySemaphores(Calls[0], builtinApi()).Receive, Vars);
   C.Second = dmalint::semaphoreName(dmalint::copySemaphores(Calls[1], builtinApi()).Receive, Vars);
@@ -330,19 +339,8 @@ std::vector<std::optional<dmalint::SemaphoreName>> copyNames(const std::string &
   std::vector<std::optional<dmalint::SemaphoreName>> Out;
   if (!K)
     return Out;
-  ASTContext &Ctx = AST->getASTContext();
-  auto Copies = match(callExpr(callee(functionDecl(hasName("make_async_copy"))),
-                               hasAncestor(functionDecl(hasName("k"))))
-                          .bind("c"),
-                      Ctx);
-  std::vector<const CallExpr *> Calls;
-  for (auto &N : Copies)
-    Calls.push_back(N.getNodeAs<CallExpr>("c"));
-  llvm::sort(Calls, [&](const CallExpr *A, const CallExpr *B) {
-    return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
-  });
   dmalint::UnwrittenVariables Vars(*K, builtinApi());
-  for (const CallExpr *Call : Calls)
+  for (const CallExpr *Call : copiesInOrder(AST->getASTContext()))
     Out.push_back(
         dmalint::semaphoreName(dmalint::copySemaphores(Call, builtinApi()).Receive, Vars));
   return Out;

@@ -49,6 +49,7 @@ std::optional<BufferName> nameOf(const Expr *E, const ApiIndex &Api,
     return nameOf(Root->Init, Api, Vars, Depth + 1);
   BufferName N;
   N.Root = Root->Root;
+  N.RootAt = Inner;
   return N;
 }
 

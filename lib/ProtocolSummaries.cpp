@@ -402,9 +402,19 @@ std::optional<BufferName> bufferAtLambdaCall(const BufferName &N, const LambdaCa
 
 namespace {
 
-/// The text the caller would write for a root written in the lambda: the
-/// argument for a parameter, else its name.
-std::string spellRoot(const ValueDecl *Root, const LambdaCall &C, const ASTContext &Ctx) {
+std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &Ctx,
+                          unsigned Depth = 0);
+
+/// The text the caller would write for a root written in the lambda (named
+/// at \p At): the argument for a parameter, a member of a variable with its
+/// variable (`s.sem`), else its name.
+std::string spellRoot(const ValueDecl *Root, const Expr *At, const LambdaCall &C,
+                      const ASTContext &Ctx) {
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(At); ME && isa_and_nonnull<FieldDecl>(Root))
+    if (const Expr *Base = ME->getBase()->IgnoreParenImpCasts(); !isa<CXXThisExpr>(Base)) {
+      std::string Object = spellAtLambda(Base, C, Ctx);
+      return Object.empty() ? std::string() : Object + "." + Root->getName().str();
+    }
   const auto *P = dyn_cast_or_null<ParmVarDecl>(Root);
   if (P && P->getDeclContext() == C.Lambda->getCallOperator()) {
     unsigned I = P->getFunctionScopeIndex();
@@ -416,7 +426,7 @@ std::string spellRoot(const ValueDecl *Root, const LambdaCall &C, const ASTConte
 /// \p E at the call: the argument for a bare parameter, what initialises a
 /// local of the lambda, else as written.
 std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &Ctx,
-                          unsigned Depth = 0) {
+                          unsigned Depth) {
   if (!E)
     return "";
   if (const auto *DRE = dyn_cast<DeclRefExpr>(bareArgument(E))) {
@@ -437,7 +447,7 @@ std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &
 
 std::string spellAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
                               const ASTContext &Ctx) {
-  std::string Text = spellRoot(N.Root, C, Ctx);
+  std::string Text = spellRoot(N.Root, N.RootAt, C, Ctx);
   if (Text.empty() || N.Indices.empty())
     return Text;
   std::string List;
@@ -451,7 +461,7 @@ std::string spellAtLambdaCall(const SemaphoreName &N, const LambdaCall &C,
 }
 
 std::string spellAtLambdaCall(const BufferName &N, const LambdaCall &C, const ASTContext &Ctx) {
-  std::string Text = spellRoot(N.Root, C, Ctx);
+  std::string Text = spellRoot(N.Root, N.RootAt, C, Ctx);
   for (const BufferStep &Step : N.Steps) {
     std::string Start = spellAtLambda(Step.Start, C, Ctx);
     std::string Size = Step.isSlice() ? spellAtLambda(Step.Size, C, Ctx) : "";

@@ -330,6 +330,7 @@ std::optional<SemaphoreName> nameOf(const Expr *E, const UnwrittenVariables &Var
     return nameOf(Root->Init, Vars, Depth + 1);
   SemaphoreName N;
   N.Root = Root->Root;
+  N.RootAt = Inner;
   return N;
 }
 

@@ -26,6 +26,7 @@ struct BufferName {
   const clang::ValueDecl *Root = nullptr;
   llvm::SmallVector<BufferStep, 3> Steps; ///< Outermost first.
   const clang::Expr *Spelling = nullptr;
+  const clang::Expr *RootAt = nullptr; ///< As SemaphoreName's.
   /// A view inside the one Steps name (a helper's sub-view the caller
   /// cannot name): never the same as another.
   bool Inexact = false;

@@ -33,6 +33,9 @@ struct SemaphoreName {
   llvm::SmallVector<const clang::Expr *, 3> Indices;
   /// The semaphore expression as written (for messages and notes).
   const clang::Expr *Spelling = nullptr;
+  /// Where the root is named (`s.sem` of `s.sem[i]`): how a message spells
+  /// a member of a variable.
+  const clang::Expr *RootAt = nullptr;
 };
 
 /// Where two expressions being compared are evaluated.

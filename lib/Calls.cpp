@@ -415,6 +415,19 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
     else
       copyObject(ArgLocations[I], Here, Entry, Update::Strong);
   }
+  // Its init-captures (`[c = make_async_copy(...)]`): what their
+  // initialisers hold (built where the lambda is, the same copies).
+  for (const LambdaCapture &C : Lambda->captures()) {
+    const auto *VD = C.capturesVariable() ? dyn_cast<VarDecl>(C.getCapturedVar()) : nullptr;
+    if (!VD || !VD->isInitCapture() || !VD->getInit() ||
+        !Types.holdsDescriptors(VD->getType().getNonReferenceType()))
+      continue;
+    Location Here = Location::variable(VD);
+    if (VD->getType()->isReferenceType())
+      Entry.Cells[Here].Targets = resolve(VD->getInit(), Entry);
+    else
+      initialize(Here, VD->getType(), VD->getInit(), Entry, /*Report=*/false, Depth);
+  }
   InlinedLambdas += !InPlace;
   State Exit = runCFG(*G, std::move(Entry), Report, Depth + 1);
   InlinedLambdas -= !InPlace;

@@ -9,6 +9,15 @@ using namespace clang;
 
 namespace dmalint {
 
+/// What \p Element names: itself, or what its copy construction copies.
+static const Expr *namedBy(const Expr *Element) {
+  const Expr *Named = stripWrappers(Element);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Named);
+      CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
+    Named = stripWrappers(CE->getArg(0));
+  return Named;
+}
+
 RootMentions::RootMentions(const ApiIndex &Api, llvm::ArrayRef<const Expr *> Followed,
                            bool CalledLambdas)
     : Api(Api), CalledLambdas(CalledLambdas) {
@@ -19,6 +28,18 @@ RootMentions::RootMentions(const ApiIndex &Api, llvm::ArrayRef<const Expr *> Fol
 bool RootMentions::TraverseStmt(Stmt *S) {
   if (!S)
     return true;
+  if (const FieldDecl *F = ElementFields.lookup(S)) {
+    // The element itself names the root (`sem`, a copy of it), not a call
+    // or anything else that takes it.
+    const Expr *Named = namedBy(cast<Expr>(S));
+    auto Outer = std::make_pair(InitialisingField, InitialisingElement);
+    InitialisingField = F;
+    InitialisingElement = Named;
+    ElementFields.erase(S); // Walked once: its own subexpressions are not.
+    bool Result = TraverseStmt(S);
+    std::tie(InitialisingField, InitialisingElement) = Outer;
+    return Result;
+  }
   bool Allowed = SemaphoreArguments.contains(S);
   bool LambdaArgument = LambdaCopyArguments.contains(S);
   const LambdaExpr *OuterCallArgument = InCallArgument;
@@ -46,9 +67,26 @@ bool RootMentions::TraverseLambdaExpr(LambdaExpr *L) {
 }
 
 bool RootMentions::TraverseVarDecl(VarDecl *V) {
-  if (const Expr *Init = V->getInit())
+  if (const Expr *Init = V->getInit()) {
     if (const auto *L = dyn_cast<LambdaExpr>(stripWrappers(Init)))
       Holders[L] = V->getCanonicalDecl();
+    // A local struct's braced initialiser: which member each element sets.
+    if (const auto *List = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
+        List && V->isLocalVarDecl() && !V->getType()->isReferenceType())
+      if (const auto *RD = V->getType()->getAsRecordDecl(); RD && !RD->isUnion()) {
+        const InitListExpr *Semantic = List->isSemanticForm() ? List : List->getSemanticForm();
+        unsigned I = 0;
+        for (const FieldDecl *F : RD->fields()) {
+          if (!Semantic || I >= Semantic->getNumInits())
+            break;
+          const Expr *Element = Semantic->getInit(I++);
+          // The walk sees the initialiser as written: the element, or what
+          // its conversion (a copy construction) takes.
+          ElementFields[Element] = F->getCanonicalDecl();
+          ElementFields[namedBy(Element)] = F->getCanonicalDecl();
+        }
+      }
+  }
   Initialising.push_back(V);
   bool Result = RecursiveASTVisitor::TraverseVarDecl(V);
   Initialising.pop_back();
@@ -140,6 +178,7 @@ bool RootMentions::VisitCXXThisExpr(CXXThisExpr *This) {
 void RootMentions::addMention(const ValueDecl *Root, const Expr *At) {
   const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
   Mention M{Root, Inside > 0 && InLambda == 0, Init};
+  M.InField = Init && At == InitialisingElement ? InitialisingField : nullptr;
   // A followed argument written in a lambda: the constructor arguments of
   // an object the lambda makes (ObjectCopies.cpp), followed where the
   // lambda only runs at its calls.
@@ -162,7 +201,16 @@ bool RootMentions::onlyInCopies(const ValueDecl *Root, bool LambdaCopies) const 
   for (const Mention &M : Mentions) {
     if (M.Var != Root || inCopy(M, LambdaCopies))
       continue;
-    if (!M.InInitOf || M.InInitOf == Root || !isLocalSemaphoreCopy(M.InInitOf, LambdaCopies))
+    if (!M.InInitOf || M.InInitOf == Root)
+      return false;
+    // An element of a local struct's braced initialiser: followed where the
+    // struct's member is (`Scratch s{hbm, buf, sem};`, then s.sem in copies).
+    if (M.InField) {
+      if (!isLocalStructMember(M.InInitOf, M.InField, LambdaCopies))
+        return false;
+      continue;
+    }
+    if (!isLocalSemaphoreCopy(M.InInitOf, LambdaCopies))
       return false;
   }
   return true;
@@ -201,6 +249,16 @@ bool RootMentions::onlyCalled(const LambdaExpr *L) const {
       Holder->getType()->isReferenceType())
     return false;
   return llvm::all_of(Mentions, [&](const Mention &M) { return M.Var != Holder || M.Called; });
+}
+
+bool RootMentions::isLocalStructMember(const VarDecl *V, const FieldDecl *F,
+                                       bool LambdaCopies) const {
+  if (!V->isLocalVarDecl() || isa<ParmVarDecl>(V) || mentionedWhole(V))
+    return false;
+  for (const Mention &M : Mentions)
+    if (M.Var == F && !inCopy(M, LambdaCopies))
+      return false;
+  return true;
 }
 
 bool RootMentions::isLocalSemaphoreCopy(const VarDecl *V, bool LambdaCopies) const {

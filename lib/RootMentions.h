@@ -93,6 +93,9 @@ private:
     /// A semaphore argument of a copy this lambda makes, or of its call for one.
     const clang::LambdaExpr *InLambdaCopy = nullptr;
     bool Called = false; ///< The callee of a call (`fetch(...)`).
+    /// The member of InInitOf (a local struct) its braced initialiser's
+    /// element that holds the mention sets.
+    const clang::FieldDecl *InField = nullptr;
   };
   void addArguments(const clang::Expr *Copy);
   void addMention(const clang::ValueDecl *Root, const clang::Expr *At);
@@ -100,6 +103,10 @@ private:
   bool inCopy(const Mention &M, bool LambdaCopies) const;
   /// A local variable mentioned only as a semaphore argument of copies.
   bool isLocalSemaphoreCopy(const clang::VarDecl *V, bool LambdaCopies) const;
+  /// A local struct never named whole whose member \p F is mentioned only as
+  /// a semaphore argument of copies.
+  bool isLocalStructMember(const clang::VarDecl *V, const clang::FieldDecl *F,
+                           bool LambdaCopies) const;
 
   const ApiIndex &Api;
   bool CalledLambdas;
@@ -125,6 +132,11 @@ private:
   std::vector<Mention> Mentions;
   /// The bases of member mentions, and the `this` of member calls of the file.
   llvm::DenseSet<const clang::Expr *> FieldBaseMentions;
+  /// The elements of local structs' braced initialisers, by the member each
+  /// sets; the one being walked.
+  llvm::DenseMap<const clang::Stmt *, const clang::FieldDecl *> ElementFields;
+  const clang::FieldDecl *InitialisingField = nullptr;
+  const clang::Expr *InitialisingElement = nullptr;
   llvm::DenseSet<const clang::VarDecl *> WholeMentions;
   bool ThisHandedOn = false;
   llvm::SmallPtrSet<const clang::CXXMethodDecl *, 4> ThisCalls;

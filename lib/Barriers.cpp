@@ -918,10 +918,8 @@ public:
     return true;
   }
   bool VisitMemberExpr(MemberExpr *ME) {
-    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl())) {
+    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
       FieldMentions[F->getCanonicalDecl()].push_back(ME);
-      FieldBases.insert(ME->getBase()->IgnoreParenImpCasts());
-    }
     return true;
   }
   bool VisitGotoStmt(GotoStmt *) { return !(HasGoto = true); }
@@ -931,9 +929,8 @@ public:
   std::vector<const CallExpr *> AxisQueries;
   llvm::SetVector<const FunctionDecl *> Called;
   llvm::DenseMap<const VarDecl *, std::vector<const DeclRefExpr *>> Mentions;
-  /// The mentions of members (`s.barrier`), and the objects they are of.
+  /// The mentions of members (`s.barrier`).
   llvm::DenseMap<const FieldDecl *, std::vector<const MemberExpr *>> FieldMentions;
-  llvm::DenseSet<const Expr *> FieldBases;
   bool HasGoto = false;
 
 private:
@@ -1351,13 +1348,8 @@ bool Judge::judgeable(const ValueDecl *Root) {
   const auto *V = F ? dyn_cast_or_null<VarDecl>(Vars.fieldBase(F)) : dyn_cast_or_null<VarDecl>(Root);
   if (!V || !V->hasLocalStorage() || V->isStaticLocal())
     return false; // Members and globals: other functions may signal or wait them.
-  if (F) {
-    auto Whole = Scan.Mentions.find(V->getCanonicalDecl());
-    if (Whole != Scan.Mentions.end() &&
-        llvm::any_of(Whole->second,
-                     [&](const DeclRefExpr *Use) { return !Scan.FieldBases.contains(Use); }))
-      return false;
-  }
+  if (F && Vars.mentionedWhole(V))
+    return false;
   if (isa<ParmVarDecl>(V)) {
     if (!CalledHere)
       AskedCaller = true; // Judged as if uncalled: the caller says.

@@ -116,14 +116,10 @@ bool setFromConstructorParameters(const FieldDecl &F) {
       if (!Init->getMember() ||
           Init->getMember()->getCanonicalDecl() != F.getCanonicalDecl())
         continue;
+      // Copies are stripped: a parameter, or a default construction.
       const Expr *Value = stripWrappers(Init->getInit());
-      if (const auto *CE = dyn_cast<CXXConstructExpr>(Value)) {
-        if (CE->getNumArgs() == 0)
-          continue;
-        if (CE->getNumArgs() != 1 || !CE->getConstructor()->isCopyOrMoveConstructor())
-          return false;
-        Value = stripWrappers(CE->getArg(0));
-      }
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(Value); CE && CE->getNumArgs() == 0)
+        continue;
       const auto *DRE = dyn_cast<DeclRefExpr>(Value);
       if (!DRE || !isa<ParmVarDecl>(DRE->getDecl()))
         return false;
@@ -164,7 +160,7 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
       });
     }
     const auto *V = dyn_cast_or_null<VarDecl>(Base);
-    return V && ownRoot(V, FD, Vars, Roots) && !Roots.mentionedWhole(V);
+    return V && ownRoot(V, FD, Vars, Roots) && !Vars.mentionedWhole(V);
   }
   const auto *V = dyn_cast_or_null<VarDecl>(Root);
   return V && (isa<ParmVarDecl>(V) || V->isLocalVarDecl()) && V->getDeclContext() == &FD;
@@ -187,7 +183,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     if (Vars)
       return;
     Vars = &AnalysisCache::current().variables(FD, Api);
-    Roots.emplace(Api, followedArguments(A));
+    Roots.emplace(Api, *Vars, followedArguments(A));
     Roots->TraverseStmt(FD.getBody());
   };
   // Whether the send semaphore \p Send is the function's to judge: a local
@@ -572,7 +568,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   std::optional<RootMentions> RootsMade;
   auto Roots = [&]() -> const RootMentions & {
     if (!RootsMade) {
-      RootsMade.emplace(Api, followedArguments(A), /*CalledLambdas=*/true);
+      RootsMade.emplace(Api, Vars, followedArguments(A), /*CalledLambdas=*/true);
       RootsMade->TraverseStmt(FD.getBody());
     }
     return *RootsMade;

@@ -872,7 +872,7 @@ private:
     // object is (its parameters are kept by the object, not lost).
     std::vector<const Expr *> Followed = followedArguments(A);
     Followed.insert(Followed.end(), MemberInitExprs.begin(), MemberInitExprs.end());
-    RootMentions Roots(Api, Followed);
+    RootMentions Roots(Api, Vars, Followed);
     Roots.TraverseStmt(FD.getBody());
     // A constructor's other member initialisers mention its parameters too
     // (a semaphore kept in a member is waited where the object is used).

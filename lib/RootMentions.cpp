@@ -9,18 +9,9 @@ using namespace clang;
 
 namespace dmalint {
 
-/// What \p Element names: itself, or what its copy construction copies.
-static const Expr *namedBy(const Expr *Element) {
-  const Expr *Named = stripWrappers(Element);
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(Named);
-      CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
-    Named = stripWrappers(CE->getArg(0));
-  return Named;
-}
-
-RootMentions::RootMentions(const ApiIndex &Api, llvm::ArrayRef<const Expr *> Followed,
-                           bool CalledLambdas)
-    : Api(Api), CalledLambdas(CalledLambdas) {
+RootMentions::RootMentions(const ApiIndex &Api, const UnwrittenVariables &Vars,
+                           llvm::ArrayRef<const Expr *> Followed, bool CalledLambdas)
+    : Api(Api), Vars(Vars), CalledLambdas(CalledLambdas) {
   for (const Expr *E : Followed)
     SemaphoreArguments.insert(E);
 }
@@ -31,7 +22,7 @@ bool RootMentions::TraverseStmt(Stmt *S) {
   if (const FieldDecl *F = ElementFields.lookup(S)) {
     // The element itself names the root (`sem`, a copy of it), not a call
     // or anything else that takes it.
-    const Expr *Named = namedBy(cast<Expr>(S));
+    const Expr *Named = stripWrappers(cast<Expr>(S));
     auto Outer = std::make_pair(InitialisingField, InitialisingElement);
     InitialisingField = F;
     InitialisingElement = Named;
@@ -83,7 +74,7 @@ bool RootMentions::TraverseVarDecl(VarDecl *V) {
           // The walk sees the initialiser as written: the element, or what
           // its conversion (a copy construction) takes.
           ElementFields[Element] = F->getCanonicalDecl();
-          ElementFields[namedBy(Element)] = F->getCanonicalDecl();
+          ElementFields[stripWrappers(Element)] = F->getCanonicalDecl();
         }
       }
   }
@@ -133,11 +124,8 @@ bool RootMentions::VisitCXXConstructExpr(CXXConstructExpr *CE) {
 }
 
 bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
-  if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
+  if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
     addMention(V->getCanonicalDecl(), DRE);
-    if (!FieldBaseMentions.contains(DRE))
-      WholeMentions.insert(V->getCanonicalDecl());
-  }
   return true;
 }
 
@@ -148,10 +136,9 @@ bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
   if (!F)
     return true;
   if (isa<CXXThisExpr>(Base)) {
-    FieldBaseMentions.insert(Base);
+    ThisAsBase.insert(Base);
     addMention(F, ME);
   } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Base); DRE && isa<VarDecl>(DRE->getDecl())) {
-    FieldBaseMentions.insert(DRE);
     addMention(F, ME);
   }
   return true;
@@ -163,14 +150,14 @@ bool RootMentions::VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
   const CXXMethodDecl *MD = Call->getMethodDecl();
   const Expr *Object = Call->getImplicitObjectArgument();
   if (MD && Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts())) {
-    FieldBaseMentions.insert(Object->IgnoreParenImpCasts());
+    ThisAsBase.insert(Object->IgnoreParenImpCasts());
     ThisCalls.insert(MD);
   }
   return true;
 }
 
 bool RootMentions::VisitCXXThisExpr(CXXThisExpr *This) {
-  if (!FieldBaseMentions.contains(This))
+  if (!ThisAsBase.contains(This))
     ThisHandedOn = true;
   return true;
 }
@@ -253,7 +240,7 @@ bool RootMentions::onlyCalled(const LambdaExpr *L) const {
 
 bool RootMentions::isLocalStructMember(const VarDecl *V, const FieldDecl *F,
                                        bool LambdaCopies) const {
-  if (!V->isLocalVarDecl() || isa<ParmVarDecl>(V) || mentionedWhole(V))
+  if (!V->isLocalVarDecl() || isa<ParmVarDecl>(V) || Vars.mentionedWhole(V))
     return false;
   for (const Mention &M : Mentions)
     if (M.Var == F && !inCopy(M, LambdaCopies))

@@ -36,8 +36,9 @@ namespace dmalint {
 /// onlyInCopies).
 class RootMentions : public clang::RecursiveASTVisitor<RootMentions> {
 public:
-  RootMentions(const ApiIndex &Api, llvm::ArrayRef<const clang::Expr *> Followed = {},
-               bool CalledLambdas = false);
+  /// \p Vars: the function's (which variables it names whole).
+  RootMentions(const ApiIndex &Api, const UnwrittenVariables &Vars,
+               llvm::ArrayRef<const clang::Expr *> Followed = {}, bool CalledLambdas = false);
 
   bool TraverseStmt(clang::Stmt *S);
   bool TraverseLambdaExpr(clang::LambdaExpr *L);
@@ -52,12 +53,6 @@ public:
   bool VisitCXXMemberCallExpr(clang::CXXMemberCallExpr *Call);
   bool VisitCXXThisExpr(clang::CXXThisExpr *This);
 
-  /// Whether the function names the variable \p V other than to reach one
-  /// of its members (`helper(s)`, `auto t = s;`): what it is handed to may
-  /// wait any member of it.
-  bool mentionedWhole(const clang::VarDecl *V) const {
-    return V && WholeMentions.contains(V->getCanonicalDecl());
-  }
   /// Whether `this` is named other than to reach a member or to call a
   /// member function on it (`helper(*this)`): what it is handed to may wait
   /// any member.
@@ -109,6 +104,7 @@ private:
                            bool LambdaCopies) const;
 
   const ApiIndex &Api;
+  const UnwrittenVariables &Vars;
   bool CalledLambdas;
   unsigned Inside = 0, InLambda = 0;
   const clang::LambdaExpr *Lambda = nullptr; ///< The innermost one being walked.
@@ -130,14 +126,13 @@ private:
   std::vector<clang::VarDecl *> Initialising;
   llvm::DenseSet<const clang::Stmt *> SemaphoreArguments;
   std::vector<Mention> Mentions;
-  /// The bases of member mentions, and the `this` of member calls of the file.
-  llvm::DenseSet<const clang::Expr *> FieldBaseMentions;
+  /// The `this` that is the base of a member or the object of a member call.
+  llvm::DenseSet<const clang::Expr *> ThisAsBase;
   /// The elements of local structs' braced initialisers, by the member each
   /// sets; the one being walked.
   llvm::DenseMap<const clang::Stmt *, const clang::FieldDecl *> ElementFields;
   const clang::FieldDecl *InitialisingField = nullptr;
   const clang::Expr *InitialisingElement = nullptr;
-  llvm::DenseSet<const clang::VarDecl *> WholeMentions;
   bool ThisHandedOn = false;
   llvm::SmallPtrSet<const clang::CXXMethodDecl *, 4> ThisCalls;
 };

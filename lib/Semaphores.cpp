@@ -138,10 +138,13 @@ public:
     }
     for (const VarDecl *V : Escaped)
       Assigned.erase(V);
-    // A variable named only to read its members (`s.sem`, `s.buf.at(i)`).
+    // A variable named only to read its members (`s.sem`, `s.buf.at(i)`),
+    // and one named other than to reach a member.
     llvm::DenseSet<const VarDecl *> Other;
     for (auto &[DRE, V] : Mentions) {
       const MemberExpr *Member = MemberBases.lookup(DRE);
+      if (!Member)
+        NamedWhole.insert(V->getCanonicalDecl());
       if (!Reads.contains(DRE) && !(Member && Reads.contains(Member)))
         Other.insert(V);
     }
@@ -159,7 +162,7 @@ public:
 
   /// Stands for `*this` in FieldBases: the function itself.
   const Decl *This = nullptr;
-  llvm::DenseSet<const VarDecl *> ReadThroughMembers;
+  llvm::DenseSet<const VarDecl *> ReadThroughMembers, NamedWhole;
   llvm::DenseMap<const DeclRefExpr *, const MemberExpr *> MemberBases;
   llvm::DenseMap<const FieldDecl *, const Decl *> FieldBases;
 
@@ -556,6 +559,7 @@ UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &A
   OwnLambdas = std::move(Finder.OwnLambdas);
   FieldBases = std::move(Finder.FieldBases);
   ReadThroughMembers = std::move(Finder.ReadThroughMembers);
+  NamedWhole = std::move(Finder.NamedWhole);
   for (auto &[V, Writes] : Finder.Assigned)
     if (ownVariable(V) && !V->isStaticLocal() &&
         V->getType()->isIntegralOrEnumerationType() && !V->getType().isVolatileQualified())

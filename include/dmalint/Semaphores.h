@@ -113,6 +113,12 @@ public:
   bool readThroughMembers(const clang::VarDecl *V) const {
     return V && ReadThroughMembers.contains(V);
   }
+  /// Whether the function (lambdas included) names the variable \p V other
+  /// than to reach one of its members (`helper(s)`, `auto t = s;`): what it
+  /// is handed to may reach any member of it.
+  bool mentionedWhole(const clang::VarDecl *V) const {
+    return V && NamedWhole.contains(V->getCanonicalDecl());
+  }
   /// Whether the function (lambdas included) names the member \p F at all.
   bool namesField(const clang::FieldDecl *F) const {
     return F && FieldBases.count(F->getCanonicalDecl());
@@ -133,6 +139,7 @@ private:
   llvm::DenseSet<const clang::DeclContext *> OwnLambdas; ///< See ownVariable.
   llvm::DenseMap<const clang::FieldDecl *, const clang::Decl *> FieldBases; ///< See fieldBase.
   llvm::DenseSet<const clang::VarDecl *> ReadThroughMembers; ///< See readThroughMembers.
+  llvm::DenseSet<const clang::VarDecl *> NamedWhole;         ///< See mentionedWhole.
   /// Set by steadyUntil: the variables steady in its window, and the window.
   llvm::DenseSet<const clang::VarDecl *> Steady;
   clang::SourceLocation WindowBegin, WindowEnd;

@@ -35,6 +35,7 @@ void AnalysisCache::reset() {
   Classes.clear();
   ClassesInProgress.clear();
   TypeModels.clear();
+  Cfgs = CfgCache();
   Variables.clear();
   FieldsWritten.clear();
   Callees.reset();
@@ -104,7 +105,7 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
     return S->second;
   TypeModel &Types = types(A);
   InProgress.push_back(&FD);
-  FunctionAnalysis Result = analyzeFunction(FD, C, A, L, this, &Types);
+  FunctionAnalysis Result = analyzeFunction(FD, C, A, L, this, &Types, &Cfgs);
   // A recursive function saw itself (or a caller of itself) before its
   // summary was known: analyse it again with the summary just found, after
   // dropping what was computed from the stale one, until the summary stops
@@ -114,7 +115,7 @@ const FunctionAnalysis &AnalysisCache::analysis(const clang::FunctionDecl &FD,
     Recursive.erase(&FD);
     dropProvisional(&FD);
     Store[K] = std::move(Result);
-    FunctionAnalysis Again = analyzeFunction(FD, C, A, L, this, &Types);
+    FunctionAnalysis Again = analyzeFunction(FD, C, A, L, this, &Types, &Cfgs);
     bool Stable = Again.Summary == Store[K].Summary;
     Result = std::move(Again);
     if (Stable)
@@ -348,7 +349,7 @@ const ClassSummary *AnalysisCache::members(const clang::CXXRecordDecl &RD) {
         else
           ++It;
       InProgress.push_back(MD);
-      FunctionAnalysis A = analyzeFunction(*MD, *Ctx, *Api, *Limits, this, &types(*Api));
+      FunctionAnalysis A = analyzeFunction(*MD, *Ctx, *Api, *Limits, this, &types(*Api), &Cfgs);
       InProgress.pop_back();
       if (A.HitWorkLimit) {
         Next.Incomplete = true;

@@ -18,6 +18,7 @@
 #ifndef DMALINT_LIB_ANALYZER_H
 #define DMALINT_LIB_ANALYZER_H
 
+#include "dmalint/CfgCache.h"
 #include "dmalint/DescriptorAnalysis.h"
 #include "dmalint/State.h"
 #include "dmalint/TypeModel.h"
@@ -72,22 +73,30 @@ bool mayHoldSemaphore(const clang::FieldDecl &F, const ApiIndex &Api);
 
 /// Blocks reachable from the entry, in reverse post-order (Worklist.cpp).
 std::vector<const clang::CFGBlock *> reversePostOrder(const clang::CFG &G);
+/// The order the fixed point visits \p G's blocks in (Worklist.cpp).
+ComponentOrder componentOrder(const clang::CFG &G);
+/// By block ID: the locals declared in \p G that no path from the block's
+/// exit mentions again (Liveness.cpp).
+std::vector<llvm::SmallVector<const clang::VarDecl *, 2>> deadLocals(const clang::CFG &G,
+                                                                     const RangeForMap &RangeFors);
 
 class Analyzer {
 public:
   Analyzer(clang::ASTContext &Ctx, const ApiIndex &Api, const AnalysisLimits &Limits,
-           SummarySource *Summaries, TypeModel &Types, FunctionAnalysis &Out);
+           SummarySource *Summaries, TypeModel &Types, CfgCache &Cfgs, FunctionAnalysis &Out);
 
   void run(const clang::FunctionDecl &FD);
 
-  // ---------------------------------------------------------- Cfg.cpp ---
-  const clang::CFG *cfgFor(const clang::Decl *D, clang::Stmt *Body);
+  // ----------------------------------------------------- CfgCache.cpp ---
+  const clang::CFG *cfgFor(const clang::Decl *D, clang::Stmt *Body) {
+    const BodyCfg *B = Cfgs.get(D, Body, Ctx);
+    return B ? B->Graph.get() : nullptr;
+  }
   const clang::CXXForRangeStmt *rangeForOf(const clang::VarDecl *VD) const {
-    return RangeFors.lookup(VD);
+    return Cfgs.rangeForOf(VD);
   }
 
   // ----------------------------------------------------- Liveness.cpp ---
-  std::vector<llvm::SmallVector<const clang::VarDecl *, 2>> deadLocals(const clang::CFG &G);
   void dropDeadLocals(const clang::CFGBlock &B, State &S);
 
   // ----------------------------------------------------- Worklist.cpp ---
@@ -313,6 +322,7 @@ public:
   const AnalysisLimits &Limits;
   SummarySource *Summaries;
   TypeModel &Types;
+  CfgCache &Cfgs;
   FunctionAnalysis &Out;
 
   const clang::FunctionDecl *Function = nullptr;
@@ -332,10 +342,6 @@ public:
   /// Set by a fold: uses of these origins are not known any more.
   llvm::DenseSet<OriginId> FoldedAway;
 
-  std::map<const clang::Stmt *, std::unique_ptr<clang::CFG>> CFGs;
-  std::map<const clang::CFG *, std::vector<llvm::SmallVector<const clang::VarDecl *, 2>>>
-      DeadAfter;
-  llvm::DenseMap<const clang::VarDecl *, const clang::CXXForRangeStmt *> RangeFors;
 
   std::map<std::tuple<const void *, Remoteness, bool>, OriginId> OriginIds;
   std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;

@@ -23,8 +23,10 @@ bool isDescriptorContainer(QualType T, const ApiIndex &Api) {
 }
 
 Analyzer::Analyzer(ASTContext &Ctx, const ApiIndex &Api, const AnalysisLimits &Limits,
-                   SummarySource *Summaries, TypeModel &Types, FunctionAnalysis &Out)
-    : Ctx(Ctx), Api(Api), Limits(Limits), Summaries(Summaries), Types(Types), Out(Out) {
+                   SummarySource *Summaries, TypeModel &Types, CfgCache &Cfgs,
+                   FunctionAnalysis &Out)
+    : Ctx(Ctx), Api(Api), Limits(Limits), Summaries(Summaries), Types(Types), Cfgs(Cfgs),
+      Out(Out) {
   Out.Origins.push_back(OriginInfo{}); // UnknownOrigin
 }
 
@@ -192,7 +194,7 @@ void Analyzer::run(const FunctionDecl &FD) {
 
 FunctionAnalysis analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,
                                  const AnalysisLimits &Limits, SummarySource *Summaries,
-                                 TypeModel *Types) {
+                                 TypeModel *Types, CfgCache *Cfgs) {
   FunctionAnalysis Out;
   if (!FD.hasBody() || FD.isDependentContext())
     return Out;
@@ -211,10 +213,13 @@ FunctionAnalysis analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx, const 
     Out.HitWorkLimit = true;
     return Out;
   }
-  std::optional<TypeModel> Own;
+  std::optional<TypeModel> OwnTypes;
   if (!Types)
-    Types = &Own.emplace(Api);
-  Analyzer(Ctx, Api, Limits, Summaries, *Types, Out).run(FD);
+    Types = &OwnTypes.emplace(Api);
+  std::optional<CfgCache> OwnCfgs;
+  if (!Cfgs)
+    Cfgs = &OwnCfgs.emplace();
+  Analyzer(Ctx, Api, Limits, Summaries, *Types, *Cfgs, Out).run(FD);
   return Out;
 }
 

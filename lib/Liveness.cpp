@@ -20,7 +20,8 @@ namespace dmalint {
 /// it built (a kernel of n sequential steps would otherwise cost n^2).
 /// Locals a lambda captures are kept: calling it later reads them without
 /// naming them. Empty when the function is too large to compute it cheaply.
-std::vector<llvm::SmallVector<const VarDecl *, 2>> Analyzer::deadLocals(const CFG &G) {
+std::vector<llvm::SmallVector<const VarDecl *, 2>> deadLocals(const CFG &G,
+                                                             const RangeForMap &RangeFors) {
   std::vector<llvm::SmallVector<const VarDecl *, 2>> Dead;
   llvm::DenseMap<const VarDecl *, unsigned> Index;
   std::vector<const VarDecl *> Vars;
@@ -145,10 +146,10 @@ std::vector<llvm::SmallVector<const VarDecl *, 2>> Analyzer::deadLocals(const CF
 /// Drops the locals that are dead after \p B, but not one that a reference
 /// or pointer in the state may still designate.
 void Analyzer::dropDeadLocals(const CFGBlock &B, State &S) {
-  auto It = DeadAfter.find(B.getParent());
-  if (It == DeadAfter.end() || It->second.empty())
+  const BodyCfg *Body = Cfgs.of(*B.getParent());
+  if (!Body || Body->DeadAfter.empty())
     return;
-  for (const VarDecl *VD : It->second[B.getBlockID()]) {
+  for (const VarDecl *VD : Body->DeadAfter[B.getBlockID()]) {
     bool Designated = llvm::any_of(S.Cells, [&](const auto &Entry) {
       return Entry.first.Root != VD && llvm::any_of(Entry.second.Targets, [&](const Location &L) {
                return L.Kind == Location::Variable && L.Root == VD;

@@ -45,16 +45,6 @@ std::vector<const CFGBlock *> reversePostOrder(const CFG &G) {
   return std::vector<const CFGBlock *>(PostOrder.rbegin(), PostOrder.rend());
 }
 
-namespace {
-
-/// The reachable blocks of a CFG, each strongly connected component
-/// contiguous, components in topological order, and the blocks of one
-/// component in reverse post-order.
-struct ComponentOrder {
-  std::vector<const CFGBlock *> Blocks;
-  std::vector<unsigned> ComponentStart; ///< By position: where its component starts.
-};
-
 ComponentOrder componentOrder(const CFG &G) {
   std::vector<const CFGBlock *> RPO = reversePostOrder(G);
   std::vector<unsigned> RPOIndex(G.getNumBlockIDs(), 0);
@@ -129,6 +119,8 @@ ComponentOrder componentOrder(const CFG &G) {
   return Order;
 }
 
+namespace {
+
 /// The expression whose value picks the successor of \p B.
 const Expr *branchCondition(const CFGBlock &B) {
   const Stmt *Term = B.getTerminatorStmt();
@@ -196,7 +188,7 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
 /// its uses are recorded and its states freed then. A function's peak is
 /// then the states of one loop, not one state per block of the function.
 State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
-  ComponentOrder Order = componentOrder(G);
+  const ComponentOrder &Order = Cfgs.of(G)->Order;
   const std::vector<const CFGBlock *> &ByOrder = Order.Blocks;
   // Every reachable block is visited at least once: a CFG with more blocks
   // than the budget has left cannot finish, so give up before storing a

@@ -13,6 +13,7 @@
 #include "dmalint/DescriptorAnalysis.h"
 #include "dmalint/InPlaceLambdas.h"
 #include "dmalint/Semaphores.h"
+#include "dmalint/CfgCache.h"
 #include "dmalint/TypeModel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -128,6 +129,8 @@ private:
   std::map<ClassKey, ClassSummary> ClassesInProgress;
 
   std::map<const ApiIndex *, std::unique_ptr<TypeModel>> TypeModels;
+  /// The CFGs of the bodies analysed, for every analysis of the translation unit.
+  CfgCache Cfgs;
   llvm::DenseMap<std::pair<const clang::FunctionDecl *, const ApiIndex *>,
                  std::unique_ptr<UnwrittenVariables>>
       Variables;

@@ -24,6 +24,7 @@
 namespace dmalint {
 
 class TypeModel;
+class CfgCache;
 
 /// Where and how a descriptor was built.
 struct OriginInfo {
@@ -343,12 +344,13 @@ struct FunctionAnalysis {
 };
 
 /// Analyses the body of \p FD (a definition that is not a template pattern),
-/// using \p Summaries for the functions it calls and \p Types for the shapes
-/// of its types (a fresh one when null).
+/// using \p Summaries for the functions it calls, \p Types for the shapes
+/// of its types and \p Cfgs for the CFGs of the bodies it runs (fresh ones
+/// when null).
 FunctionAnalysis analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                                  const ApiIndex &Api, const AnalysisLimits &Limits,
                                  SummarySource *Summaries = nullptr,
-                                 TypeModel *Types = nullptr);
+                                 TypeModel *Types = nullptr, CfgCache *Cfgs = nullptr);
 
 /// A lower bound on the reachable blocks of the CFG of \p Body, where its
 /// code can run (a branch in code that never runs has no reachable block):

@@ -1,16 +1,17 @@
-//===- Cfg.cpp - The CFG of a body, built once per analysis ---------------===//
+//===- CfgCache.cpp - The CFG of a body, built once per translation unit --===//
+#include "dmalint/CfgCache.h"
 #include "Analyzer.h"
 
 using namespace clang;
 
 namespace dmalint {
 
-const CFG *Analyzer::cfgFor(const Decl *D, Stmt *Body) {
+const BodyCfg *CfgCache::get(const Decl *D, Stmt *Body, ASTContext &Ctx) {
   if (!Body)
     return nullptr;
-  auto &Slot = CFGs[Body];
-  if (Slot)
-    return Slot.get();
+  auto [It, Inserted] = Bodies.try_emplace(Body);
+  if (!Inserted)
+    return It->second.get(); // Null when it could not be built.
   CFG::BuildOptions Options;
   // Elements are the statements transfer() acts on: calls, constructions,
   // declarations and returns are always elements; assignments, ++/-- and
@@ -33,16 +34,21 @@ const CFG *Analyzer::cfgFor(const Decl *D, Stmt *Body) {
   // and a block visit costs the same early and late in a long function.
   Options.AddLifetime = true;
   Options.AddScopes = false;
-  Slot = CFG::buildCFG(D, Body, &Ctx, Options);
-  if (!Slot)
+  std::unique_ptr<CFG> Graph = CFG::buildCFG(D, Body, &Ctx, Options);
+  if (!Graph)
     return nullptr;
+  auto Built = std::make_unique<BodyCfg>();
+  Built->Graph = std::move(Graph);
   // A range-for is the terminator of its loop's head: note its loop
   // variable, which declare() binds to the range's elements.
-  for (const CFGBlock *B : *Slot)
+  for (const CFGBlock *B : *Built->Graph)
     if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(B->getTerminatorStmt()))
       RangeFors[For->getLoopVariable()] = For;
-  DeadAfter[Slot.get()] = deadLocals(*Slot);
-  return Slot.get();
+  Built->Order = componentOrder(*Built->Graph);
+  Built->DeadAfter = deadLocals(*Built->Graph, RangeFors);
+  ByGraph[Built->Graph.get()] = Built.get();
+  It->second = std::move(Built); // Nothing above inserts into Bodies.
+  return It->second.get();
 }
 
 } // namespace dmalint

@@ -271,7 +271,7 @@ def section_overhead(args, tools, scratch):
         f.write(generate.realistic(copies))
     with open(os.path.join(big, "no_api.cc"), "w") as f:
         f.write(generate.no_api(modules))
-    dense_copies = 2 if args.quick else generate.DENSE_COPIES
+    dense_copies = 2 if args.quick else generate.dense_copies()
     for name, text in (("dense.cc", generate.dense(dense_copies)),
                        ("dense_findings.cc", generate.dense(dense_copies, findings=True)),
                        ("host_finding.cc", generate.host_with_one_finding(modules))):
@@ -324,7 +324,7 @@ def section_checks(args, tools, scratch):
     d = os.path.join(scratch, "checks")
     os.makedirs(d, exist_ok=True)
     copies = 2 if args.quick else 10
-    dense_copies = 2 if args.quick else generate.DENSE_COPIES
+    dense_copies = 2 if args.quick else generate.dense_copies()
     inputs = (("realistic", "realistic.cc", generate.realistic(copies)),
               ("dense", "dense.cc", generate.dense(dense_copies)))
     rows = []

@@ -10,10 +10,10 @@
 #ifndef DMALINT_ANALYSISCACHE_H
 #define DMALINT_ANALYSISCACHE_H
 
+#include "dmalint/CfgCache.h"
 #include "dmalint/DescriptorAnalysis.h"
 #include "dmalint/InPlaceLambdas.h"
 #include "dmalint/Semaphores.h"
-#include "dmalint/CfgCache.h"
 #include "dmalint/TypeModel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

@@ -46,9 +46,15 @@ public:
 
 protected:
   /// The analysis of \p FD, or null when it must not be judged: a template
-  /// pattern, a translation unit with errors, or a function over the work
-  /// limit (then reported as a remark when ReportSkippedFunctions is set).
+  /// pattern, a translation unit with errors, a lambda judged with the
+  /// function it is written in (analysedWithEnclosingFunction), or a
+  /// function over the work limit (then reported as a remark when
+  /// ReportSkippedFunctions is set).
   const FunctionAnalysis *analysisOf(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
+  /// Whether \p FD is a lambda's call operator whose body the analysis of
+  /// the function it is written in ran at every call it met, and never had
+  /// to leave unrun (FunctionAnalysis::ranEveryCallOf).
+  bool analysedWithEnclosingFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
 
   /// One instantiation's verdict at \p Key: a finding, or (nullopt) a proof
   /// that there is none there.

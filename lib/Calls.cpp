@@ -387,6 +387,7 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
                      ? cfgFor(Op, Op->getBody())
                      : nullptr;
   if (!G) {
+    Out.LambdasNotRun.insert(Op->getParent());
     forgetCaptures(Lambda, S);
     for (const LocationList &Locs : ArgLocations) {
       escapeBelow(Locs, S);
@@ -433,6 +434,7 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
   InlinedLambdas -= !InPlace;
   if (Out.HitWorkLimit)
     return;
+  Out.LambdasRun.insert(Op);
   // The lambda's own locals and parameters end with it.
   for (auto It = Exit.Cells.begin(); It != Exit.Cells.end();) {
     const auto *D = It->first.Kind == Location::Variable

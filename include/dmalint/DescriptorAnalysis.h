@@ -18,6 +18,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <optional>
 #include <vector>
 
@@ -300,6 +301,11 @@ struct FunctionAnalysis {
   std::vector<bool> ReceiveWaitMayFollow, ReceiveWaitMayBeMissing;
   FunctionSummary Summary;
   bool HitWorkLimit = false; ///< Then the events are empty: nothing is reported.
+  /// The lambdas' call operators whose bodies this analysis ran at a call
+  /// (inlined), and the lambdas whose body it met and could not run (past
+  /// MaxLambdaDepth, or a dependent body): ranEveryCallOf().
+  llvm::SmallPtrSet<const clang::FunctionDecl *, 4> LambdasRun;
+  llvm::SmallPtrSet<const clang::CXXRecordDecl *, 2> LambdasNotRun;
   unsigned BlockVisits = 0;
   uint64_t Steps = 0; ///< What MaxBlockVisits bounds.
   /// The most values and targets one block's entry state held: what a visit costs.
@@ -323,6 +329,14 @@ struct FunctionAnalysis {
   std::vector<OriginId> unusedConstructions() const;
   /// Whether the copies of \p Id are started or waited somewhere: in this
   /// function, or in a helper it hands them to.
+  /// Whether this analysis ran the body of \p CallOperator (a lambda's) at
+  /// its calls and never had to leave it unrun: then every use in that body
+  /// was reached here, with what each call gives it (a lambda written in
+  /// this function is analysed with it).
+  bool ranEveryCallOf(const clang::CXXMethodDecl &CallOperator) const {
+    return !HitWorkLimit && LambdasRun.count(&CallOperator) &&
+           !LambdasNotRun.count(CallOperator.getParent());
+  }
   bool startedOrWaited(OriginId Id) const {
     return Id < StartedOrWaited.size() && StartedOrWaited[Id];
   }

@@ -342,7 +342,6 @@ public:
   /// Set by a fold: uses of these origins are not known any more.
   llvm::DenseSet<OriginId> FoldedAway;
 
-
   std::map<std::tuple<const void *, Remoteness, bool>, OriginId> OriginIds;
   std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;
   std::map<std::tuple<const void *, bool, AccessPath>, OriginId> ParamOriginIds;

@@ -4,7 +4,8 @@
 // it, and analysed as a function of its own; a helper's body is analysed
 // for its summary and again for its own findings. Each of those analyses is
 // an Analyzer of its own, so a CFG kept per Analyzer was built once per
-// analysis that reached the body (five times per body on the corpus). The
+// analysis that reached the body (317 builds for about 60 bodies in the
+// corpus' mla_ragged_paged_attention.cc). The
 // CFG, the order the fixed point visits its blocks in and the locals dead
 // after each block depend on the body alone: they are kept here, once per
 // translation unit.

@@ -327,8 +327,6 @@ struct FunctionAnalysis {
   /// Copies built in this function that on every path from their
   /// construction are neither started, waited nor escape.
   std::vector<OriginId> unusedConstructions() const;
-  /// Whether the copies of \p Id are started or waited somewhere: in this
-  /// function, or in a helper it hands them to.
   /// Whether this analysis ran the body of \p CallOperator (a lambda's) at
   /// its calls and never had to leave it unrun: then every use in that body
   /// was reached here, with what each call gives it (a lambda written in
@@ -337,6 +335,8 @@ struct FunctionAnalysis {
     return !HitWorkLimit && LambdasRun.count(&CallOperator) &&
            !LambdasNotRun.count(CallOperator.getParent());
   }
+  /// Whether the copies of \p Id are started or waited somewhere: in this
+  /// function, or in a helper it hands them to.
   bool startedOrWaited(OriginId Id) const {
     return Id < StartedOrWaited.size() && StartedOrWaited[Id];
   }

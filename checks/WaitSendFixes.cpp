@@ -138,12 +138,12 @@ public:
 };
 
 const FunctionDecl *enclosingFunction(const Stmt &S, BodyParents &Parents, ASTContext &Ctx) {
-  if (Parents.contains(S)) {
-    // The innermost lambda around it in the function, or the function.
+  if (const FunctionDecl *Owner = Parents.owner(S)) {
+    // The innermost lambda around it in the body, or the body's function.
     for (const Stmt *P = Parents.parent(S); P; P = Parents.parent(*P))
       if (const auto *LE = dyn_cast<LambdaExpr>(P))
         return LE->getCallOperator();
-    return &Parents.function();
+    return Owner;
   }
   DynTypedNodeList Found = Ctx.getParents(S);
   while (!Found.empty()) {

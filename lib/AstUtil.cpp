@@ -263,25 +263,84 @@ bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
   return false;
 }
 
-BodyParents::BodyParents(const FunctionDecl &Function) : Function(Function) {}
+struct BodyParents::Body {
+  const FunctionDecl *Function;
+  Stmt *Root;
+  std::unique_ptr<ParentMap> Map;
+};
+
+BodyParents::BodyParents(const FunctionDecl &Function) : Function(Function) {
+  if (Stmt *Root = Function.getBody())
+    Bodies.push_back({&Function, Root, nullptr});
+}
 
 BodyParents::~BodyParents() = default;
 
-bool BodyParents::contains(const Stmt &S) {
-  Stmt *Body = Function.getBody();
-  if (!Body)
-    return false;
-  if (&S == Body)
-    return true;
-  if (!Map)
-    Map = std::make_unique<ParentMap>(Body);
-  return Map->hasParent(&S);
+namespace {
+
+/// Appends to \p Out the instantiations of the call operators of the
+/// generic lambdas written in \p Root (not in a nested instantiation:
+/// the caller walks each of those in turn).
+void addGenericLambdaInstantiations(const Stmt *Root,
+                                    llvm::SmallVectorImpl<const FunctionDecl *> &Out) {
+  llvm::SmallVector<const Stmt *, 32> Pending{Root};
+  while (!Pending.empty()) {
+    const Stmt *S = Pending.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+      if (const CXXRecordDecl *Class = Lambda->getLambdaClass(); Class && Class->isGenericLambda())
+        if (const FunctionTemplateDecl *Template = Class->getDependentLambdaCallOperator())
+          for (const FunctionDecl *Instance : Template->specializations())
+            Out.push_back(Instance);
+    for (const Stmt *Child : S->children())
+      Pending.push_back(Child);
+  }
 }
 
+} // namespace
+
+BodyParents::Body *BodyParents::bodyOf(const Stmt &S) {
+  for (size_t I = 0;; ++I) {
+    if (I == Bodies.size()) {
+      // Not in the bodies so far: add the instantiations of the generic
+      // lambdas, once (each instantiation's body may write more).
+      if (InstantiationsAdded || Bodies.empty())
+        return nullptr;
+      InstantiationsAdded = true;
+      llvm::DenseSet<const Stmt *> Seen;
+      for (size_t Walked = 0; Walked < Bodies.size(); ++Walked) {
+        llvm::SmallVector<const FunctionDecl *, 4> Found;
+        addGenericLambdaInstantiations(Bodies[Walked].Root, Found);
+        for (const FunctionDecl *Instance : Found)
+          if (Stmt *Root = Instance->getBody(); Root && Seen.insert(Root).second)
+            Bodies.push_back({Instance, Root, nullptr});
+      }
+      if (I == Bodies.size())
+        return nullptr;
+    }
+    Body &B = Bodies[I];
+    if (&S == B.Root)
+      return &B;
+    if (!B.Map)
+      B.Map = std::make_unique<ParentMap>(B.Root);
+    if (B.Map->hasParent(&S))
+      return &B;
+  }
+}
+
+bool BodyParents::contains(const Stmt &S) { return bodyOf(S) != nullptr; }
+
 const Stmt *BodyParents::parent(const Stmt &S) {
-  if (!contains(S) || &S == Function.getBody())
+  Body *B = bodyOf(S);
+  if (!B || &S == B->Root)
     return nullptr;
-  return Map->getParent(&S);
+  return B->Map->getParent(&S);
+}
+
+const FunctionDecl *BodyParents::owner(const Stmt &S) {
+  Body *B = bodyOf(S);
+  return B ? B->Function : nullptr;
 }
 
 const VarDecl *BodyParents::initialised(const Stmt &S) {

@@ -6,6 +6,7 @@
 #include "clang/AST/Expr.h"
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ParentMap;
@@ -68,13 +69,21 @@ bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);
 /// (ASTContext::getParents) is built for the whole translation unit,
 /// standard headers included, the first time anything asks: on the way to a
 /// report about a statement of a known function, this one is what to ask.
+///
+/// A generic lambda written in the function (`[&](auto x) { ... }`) has its
+/// code in the instantiations of its call operator, bodies of their own that
+/// the function's body does not hold; the analysis runs them where they are
+/// called. Their statements are the function's too: each instantiation's body
+/// gets a ParentMap of its own, built the first time a statement is not in
+/// the ones before.
 class BodyParents {
 public:
   explicit BodyParents(const clang::FunctionDecl &Function);
   ~BodyParents();
-  /// Whether \p S is the body or a statement in it.
+  /// Whether \p S is the body or a statement in it, or in the body of an
+  /// instantiation of a generic lambda written in it.
   bool contains(const clang::Stmt &S);
-  /// The statement \p S is a child of; null for the body itself. (Where the
+  /// The statement \p S is a child of; null for a body itself. (Where the
   /// translation unit's map gives a declaration, for the initialiser of a
   /// local variable or an init-capture, this gives the declaration
   /// statement or the lambda.)
@@ -82,11 +91,20 @@ public:
   /// The local variable (or a lambda's init-capture) \p S initialises, if
   /// it is one's initialiser.
   const clang::VarDecl *initialised(const clang::Stmt &S);
+  /// The function whose body holds \p S: the function, or the
+  /// instantiation of a generic lambda's call operator; null when \p S is
+  /// in neither.
+  const clang::FunctionDecl *owner(const clang::Stmt &S);
   const clang::FunctionDecl &function() const { return Function; }
 
 private:
+  struct Body;
+  /// The body holding \p S, or null.
+  Body *bodyOf(const clang::Stmt &S);
   const clang::FunctionDecl &Function;
-  std::unique_ptr<clang::ParentMap> Map;
+  /// The function's body first; the instantiations' bodies once needed.
+  std::vector<Body> Bodies;
+  bool InstantiationsAdded = false;
 };
 
 /// The source text of \p E as written, or "" when it does not come from one

@@ -698,6 +698,7 @@ void Server::analyse(const std::string &Uri, std::unique_lock<std::mutex> &Lock)
   }
   tool::RunHooks Hooks;
   Hooks.Overlay = Memory;
+  Hooks.Identities = false; // No fingerprints: the editor shows findings where they are.
   PreambleStore::Outcome Preamble = PreambleStore::Outcome::None;
   if (Options.UsePreamble)
     Hooks.PrepareInvocation = [&](CompilerInvocation &Invocation, FileManager &Files,

@@ -344,7 +344,11 @@ private:
       Check->registerPPCallbacks(Compiler.getSourceManager(), PP, PP);
     }
     std::shared_ptr<const ApiIndex> Api = apiModelFor(Context);
-    Recorder.setAST(&Compiler.getASTContext(), Api);
+    // Without the AST the recorder passes the diagnostics on and records
+    // nothing: a run that writes no SARIF log and reads or writes no
+    // baseline needs no identity (about 0.2 ms of walking per finding).
+    if (Hooks.Identities)
+      Recorder.setAST(&Compiler.getASTContext(), Api);
     unsigned Registering = 0;
     std::shared_ptr<checks::MatchDispatch> Dispatch =
         checks::takeMatchDispatch(*Finder, Registering);
@@ -439,12 +443,15 @@ void runInParallel(size_t Count, unsigned Jobs, const std::function<void(size_t)
 std::vector<TranslationUnitResult>
 runChecks(const tooling::CompilationDatabase &Compilations,
           const std::vector<std::string> &Files, const ClangTidyOptions &Overrides,
-          unsigned Jobs, const std::function<void(size_t Done)> &Progress) {
+          unsigned Jobs, const std::function<void(size_t Done)> &Progress,
+          bool Identities) {
+  RunHooks Hooks;
+  Hooks.Identities = Identities;
   std::vector<TranslationUnitResult> PerFile(Files.size());
   std::mutex ProgressMutex;
   size_t Done = 0;
   runInParallel(Files.size(), Jobs, [&](size_t I) {
-    PerFile[I] = runChecksOnFile(Compilations, Files[I], Overrides, RunHooks());
+    PerFile[I] = runChecksOnFile(Compilations, Files[I], Overrides, Hooks);
     std::lock_guard<std::mutex> Lock(ProgressMutex);
     if (Progress)
       Progress(++Done);

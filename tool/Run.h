@@ -26,12 +26,14 @@ void runInParallel(size_t Count, unsigned Jobs, const std::function<void(size_t)
 /// Runs the enabled checks over \p Files, \p Jobs translation units at a
 /// time (0: one per core). The result is one entry per file, in input order,
 /// whatever the scheduling. \p Progress is called (serialised) after each
-/// translation unit.
+/// translation unit. With \p Identities, what each finding is about is
+/// recorded (TranslationUnitResult::Identities), which its fingerprint is
+/// made of: a SARIF log and a baseline need it, the text output does not.
 std::vector<TranslationUnitResult>
 runChecks(const clang::tooling::CompilationDatabase &Compilations,
           const std::vector<std::string> &Files,
           const clang::tidy::ClangTidyOptions &Overrides, unsigned Jobs,
-          const std::function<void(size_t Done)> &Progress);
+          const std::function<void(size_t Done)> &Progress, bool Identities);
 
 /// What the language server adds to the run of one translation unit.
 struct RunHooks {
@@ -42,6 +44,8 @@ struct RunHooks {
   std::function<void(clang::CompilerInvocation &, clang::FileManager &,
                      std::shared_ptr<clang::PCHContainerOperations>)>
       PrepareInvocation;
+  /// Whether what each finding is about is recorded (runChecks).
+  bool Identities = true;
 };
 
 /// Runs the enabled checks over the one file \p File, as runChecks does for

@@ -547,8 +547,13 @@ int main(int argc, const char **argv) {
            << (DiffMode ? " (those the change touches); findings on changed lines only" : "")
            << (ShardCount ? " (shard " + Shard + ")" : std::string()) << "\n";
 
+  // Fingerprints are made of the findings' identities: only a SARIF log
+  // and a baseline read or written use them.
+  bool NeedsIdentities = Format == OutputFormat::Sarif || SarifFile.getNumOccurrences() ||
+                         BaselineFile.getNumOccurrences() ||
+                         WriteBaselineFile.getNumOccurrences();
   std::vector<TranslationUnitResult> Results =
-      runChecks(Database, Inputs, Overrides, Jobs, Progress);
+      runChecks(Database, Inputs, Overrides, Jobs, Progress, NeedsIdentities);
 
   // Resolved once: every writer below reads these.
   SourceCache Sources;

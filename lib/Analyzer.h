@@ -76,9 +76,11 @@ std::vector<const clang::CFGBlock *> reversePostOrder(const clang::CFG &G);
 /// The order the fixed point visits \p G's blocks in (Worklist.cpp).
 ComponentOrder componentOrder(const clang::CFG &G);
 /// By block ID: the locals declared in \p G that no path from the block's
-/// exit mentions again (Liveness.cpp).
-std::vector<llvm::SmallVector<const clang::VarDecl *, 2>> deadLocals(const clang::CFG &G,
-                                                                     const RangeForMap &RangeFors);
+/// exit mentions again (Liveness.cpp). \p Order: \p G's reachable blocks,
+/// as componentOrder gives them.
+std::vector<llvm::SmallVector<const clang::VarDecl *, 2>>
+deadLocals(const clang::CFG &G, llvm::ArrayRef<const clang::CFGBlock *> Order,
+           const RangeForMap &RangeFors);
 
 class Analyzer {
 public:

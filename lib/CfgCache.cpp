@@ -45,7 +45,7 @@ const BodyCfg *CfgCache::get(const Decl *D, Stmt *Body, ASTContext &Ctx) {
     if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(B->getTerminatorStmt()))
       RangeFors[For->getLoopVariable()] = For;
   Built->Order = componentOrder(*Built->Graph);
-  Built->DeadAfter = deadLocals(*Built->Graph, RangeFors);
+  Built->DeadAfter = deadLocals(*Built->Graph, Built->Order.Blocks, RangeFors);
   ByGraph[Built->Graph.get()] = Built.get();
   It->second = std::move(Built); // Nothing above inserts into Bodies.
   return It->second.get();

@@ -20,8 +20,8 @@ namespace dmalint {
 /// it built (a kernel of n sequential steps would otherwise cost n^2).
 /// Locals a lambda captures are kept: calling it later reads them without
 /// naming them. Empty when the function is too large to compute it cheaply.
-std::vector<llvm::SmallVector<const VarDecl *, 2>> deadLocals(const CFG &G,
-                                                             const RangeForMap &RangeFors) {
+std::vector<llvm::SmallVector<const VarDecl *, 2>>
+deadLocals(const CFG &G, llvm::ArrayRef<const CFGBlock *> Order, const RangeForMap &RangeFors) {
   std::vector<llvm::SmallVector<const VarDecl *, 2>> Dead;
   llvm::DenseMap<const VarDecl *, unsigned> Index;
   std::vector<const VarDecl *> Vars;
@@ -107,7 +107,6 @@ std::vector<llvm::SmallVector<const VarDecl *, 2>> deadLocals(const CFG &G,
 
   // Backward: mentioned on some path from the block's exit.
   std::vector<llvm::BitVector> LiveOut(NumBlocks, llvm::BitVector(Vars.size()));
-  std::vector<const CFGBlock *> Order = reversePostOrder(G);
   // One scratch vector for every block and pass: assigning it to a block's
   // vector of the same size copies words, it allocates nothing.
   llvm::BitVector Live(Vars.size());

@@ -211,8 +211,35 @@ void MeshArityCheck::placeCalls() {
   for (const auto &[Call, Id] : Found)
     Place.try_emplace(Call, nullptr);
   llvm::DenseSet<const Stmt *> Ambiguous;
+  // Where the calls are written (their expansions), in order: a body whose
+  // source holds none of them holds none of the calls, and is not walked.
+  std::vector<SourceLocation> Written;
+  bool AllWritten = true;
+  for (const auto &[Call, Id] : Found) {
+    SourceLocation Loc = SM->getExpansionLoc(Call->getBeginLoc());
+    AllWritten &= Loc.isValid();
+    Written.push_back(Loc);
+  }
+  auto Before = [&](SourceLocation A, SourceLocation B) {
+    return SM->isBeforeInTranslationUnit(A, B);
+  };
+  llvm::sort(Written, Before);
+  auto MayHold = [&](const FunctionDecl *Function) {
+    SourceRange R = Function->getSourceRange();
+    if (!AllWritten || R.isInvalid())
+      return true;
+    SourceLocation Begin = SM->getExpansionLoc(R.getBegin());
+    SourceLocation End = SM->getExpansionRange(R.getEnd()).getEnd();
+    if (Begin.isInvalid() || End.isInvalid())
+      return true;
+    // The first call written at or after Begin, if it is not after End.
+    auto First = std::lower_bound(Written.begin(), Written.end(), Begin, Before);
+    return First != Written.end() && !Before(End, *First);
+  };
   llvm::SmallVector<std::pair<const Stmt *, const FunctionDecl *>, 32> Pending;
   for (const FunctionDecl *Function : Bodies) {
+    if (!MayHold(Function))
+      continue;
     Pending.push_back({Function->getBody(), Function});
     // A constructor's member initialisers as written.
     if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Function))

@@ -223,7 +223,10 @@ void MeshArityCheck::placeCalls() {
   auto Before = [&](SourceLocation A, SourceLocation B) {
     return SM->isBeforeInTranslationUnit(A, B);
   };
-  llvm::sort(Written, Before);
+  // Only valid locations are ordered (isBeforeInTranslationUnit's
+  // precondition); with one invalid, every body is walked.
+  if (AllWritten)
+    llvm::sort(Written, Before);
   auto MayHold = [&](const FunctionDecl *Function) {
     SourceRange R = Function->getSourceRange();
     if (!AllWritten || R.isInvalid())

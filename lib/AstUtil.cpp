@@ -141,8 +141,8 @@ bool dependentInBody(const Stmt &S, BodyParents &Parents) {
     if (const VarDecl *VD = Parents.initialised(*Current))
       return VD->getDeclContext() && VD->getDeclContext()->isDependentContext();
     const Stmt *Up = Parents.parent(*Current);
-    if (!Up)
-      return Parents.function().isDependentContext();
+    if (!Up) // A body: the function's, or a generic lambda instantiation's.
+      return Parents.owner(*Current)->isDependentContext();
     // A lambda's body is its call operator's (the translation unit's map
     // gives the operator as the body's parent).
     if (const auto *Lambda = dyn_cast<LambdaExpr>(Up); Lambda && Lambda->getBody() == Current)
@@ -269,7 +269,7 @@ struct BodyParents::Body {
   std::unique_ptr<ParentMap> Map;
 };
 
-BodyParents::BodyParents(const FunctionDecl &Function) : Function(Function) {
+BodyParents::BodyParents(const FunctionDecl &Function) {
   if (Stmt *Root = Function.getBody())
     Bodies.push_back({&Function, Root, nullptr});
 }

@@ -95,13 +95,11 @@ public:
   /// instantiation of a generic lambda's call operator; null when \p S is
   /// in neither.
   const clang::FunctionDecl *owner(const clang::Stmt &S);
-  const clang::FunctionDecl &function() const { return Function; }
 
 private:
   struct Body;
   /// The body holding \p S, or null.
   Body *bodyOf(const clang::Stmt &S);
-  const clang::FunctionDecl &Function;
   /// The function's body first; the instantiations' bodies once needed.
   std::vector<Body> Bodies;
   bool InstantiationsAdded = false;

@@ -141,36 +141,55 @@ static bool isNeverAssigned(const VarDecl *VD) {
 std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
                                            ASTContext &Ctx) {
   const Expr *E = stripWrappers(Arg);
+  bool InOptional = false;
+  bool ThroughVariable = false;
+  // Peel what carries a device id without changing it, in any order and at
+  // any depth (`std::optional<DeviceId> t = DeviceId{x, y}; f(t)`, or a
+  // variable initialised from another): a std::optional of it, a pointer to
+  // it, std::make_optional, and a local variable initialised once and never
+  // assigned. The bound keeps a self-referencing initialiser (`auto t = t;`)
+  // finite.
+  for (unsigned Step = 0; Step < 16; ++Step) {
+    if (!E || E->isTypeDependent() || E->isValueDependent())
+      return std::nullopt;
+    // An integer that the optional's constructor turns into a device id
+    // (`{peer}` or `peer` for a std::optional<DeviceId>): the logical-id
+    // constructor, whatever the integer's own origin.
+    if (InOptional && E->getType()->isIntegralOrUnscopedEnumerationType())
+      return DeviceIdShape{0, E, nullptr, ThroughVariable};
+    // std::optional<DeviceId>(x) and std::make_optional(x): look at x.
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+        CE && isStdOptional(CE->getType()) && CE->getNumArgs() >= 1) {
+      E = stripWrappers(CE->getArg(CE->getNumArgs() - 1));
+      InOptional = true;
+      continue;
+    }
+    // A pointer to a device id (nullptr meaning none): look at what it points to.
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf) {
+      E = stripWrappers(UO->getSubExpr());
+      continue;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->getNumArgs() == 1)
+      if (const FunctionDecl *FD = Call->getDirectCallee();
+          FD && FD->getIdentifier() && FD->getName() == "make_optional" &&
+          FD->isInStdNamespace()) {
+        E = stripWrappers(Call->getArg(0));
+        InOptional = true;
+        continue;
+      }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+          VD->getType()->isReferenceType() || !isNeverAssigned(VD))
+        return std::nullopt;
+      E = stripWrappers(VD->getInit());
+      ThroughVariable = true;
+      continue;
+    }
+    break;
+  }
   if (!E || E->isTypeDependent() || E->isValueDependent())
     return std::nullopt;
-  // std::optional<DeviceId>(x) and std::make_optional(x): look at x.
-  bool InOptional = false;
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
-      CE && isStdOptional(CE->getType()) && CE->getNumArgs() >= 1) {
-    E = stripWrappers(CE->getArg(CE->getNumArgs() - 1));
-    InOptional = true;
-  }
-  // A pointer to a device id (nullptr meaning none): look at what it points to.
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
-    E = stripWrappers(UO->getSubExpr());
-  if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->getNumArgs() == 1)
-    if (const FunctionDecl *FD = Call->getDirectCallee();
-        FD && FD->getIdentifier() && FD->getName() == "make_optional" &&
-        FD->isInStdNamespace())
-      E = stripWrappers(Call->getArg(0));
-  // An integer that the optional's constructor turns into a device id (`{peer}`
-  // or `peer` for a std::optional<DeviceId>): the logical-id constructor.
-  if (InOptional && E->getType()->isIntegralOrUnscopedEnumerationType())
-    return DeviceIdShape{0, E, nullptr, false};
-  bool ThroughVariable = false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
-        VD->getType()->isReferenceType() || !isNeverAssigned(VD))
-      return std::nullopt;
-    E = stripWrappers(VD->getInit());
-    ThroughVariable = true;
-  }
   const auto *CE = dyn_cast<CXXConstructExpr>(E);
   if (!CE || !Api.isDeviceIdType(CE->getType()) || CE->getNumArgs() != 1)
     return std::nullopt;

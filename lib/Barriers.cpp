@@ -205,6 +205,8 @@ private:
   Value eval(const Expr *E, const Frame &F, unsigned Depth);
   Value deviceId(const Expr *E, const Frame &F, unsigned Depth);
   Value variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth);
+  /// An axis name held in a field: Value::axis, or unknown.
+  Value axisMember(const MemberExpr *ME, const Frame &F);
   Value call(const CallExpr *Call, const Frame &F, unsigned Depth, bool WantDeviceId);
   Value add(const Value &A, const Value &B, bool Subtract);
   Value remainder(const Value &A, const Value &B, const void *Site);
@@ -275,6 +277,8 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
       return Value::uniform(SymbolicCount::constant(*C));
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     return variable(DRE, F, Depth + 1);
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return axisMember(ME, F);
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return call(Call, F, Depth + 1, /*WantDeviceId=*/false);
   if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
@@ -311,6 +315,34 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
   return {};
 }
 
+Value Evaluator::axisMember(const MemberExpr *ME, const Frame &F) {
+  // An axis name held in a field of the kernel's object or of a parameter
+  // (`axis_index(axis_)`, `axis_index(cfg.axis)`): one axis, the same on
+  // every device, named by the field path. Only in the judged function, whose
+  // `this` and parameters are the same throughout it.
+  const auto *Pointer = ME->getType()->getAs<PointerType>();
+  if (!F.Top || !Pointer || !Pointer->getPointeeType()->isCharType())
+    return {};
+  std::string Key;
+  const Expr *Base = ME;
+  while (const auto *Member = dyn_cast<MemberExpr>(Base)) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!Field)
+      return {};
+    Key = std::to_string(reinterpret_cast<uintptr_t>(Field->getCanonicalDecl())) + "." + Key;
+    Base = Member->getBase()->IgnoreParenImpCasts();
+  }
+  if (isa<CXXThisExpr>(Base))
+    return Value::axis("member:this." + Key);
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
+  const auto *Param = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  if (!Param || !F.Vars->ownVariable(Param) || !F.Vars->readThroughMembers(Param))
+    return {};
+  return Value::axis("member:" +
+                     std::to_string(reinterpret_cast<uintptr_t>(Param->getCanonicalDecl())) +
+                     "." + Key);
+}
+
 Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth) {
   if (const auto *ECD = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
     return Value::uniform(SymbolicCount::constant(ECD->getInitVal().getSExtValue()));
@@ -331,12 +363,18 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
     return {}; // A lambda's or a block's variable (not one that runs in place).
   if (const auto *Param = dyn_cast<ParmVarDecl>(V)) {
     // A parameter of the judged function is an atom; a helper's is bound.
-    if (!F.Top || !F.Vars->unwritten(Param) ||
-        !Param->getType()->isIntegralOrEnumerationType())
+    if (!F.Top || !F.Vars->unwritten(Param))
       return {};
-    unsigned Id = Atoms.intern("var:" + std::to_string(reinterpret_cast<uintptr_t>(
-                                            Param->getCanonicalDecl())),
-                               Param->getName().str());
+    std::string Key =
+        std::to_string(reinterpret_cast<uintptr_t>(Param->getCanonicalDecl()));
+    // An axis name the caller passes (`barrier(sem, "x")`): one axis, the
+    // same on every device, whichever it is.
+    if (const auto *Pointer = Param->getType()->getAs<PointerType>();
+        Pointer && Pointer->getPointeeType()->isCharType())
+      return Value::axis("param:" + Key);
+    if (!Param->getType()->isIntegralOrEnumerationType())
+      return {};
+    unsigned Id = Atoms.intern("var:" + Key, Param->getName().str());
     return Value::uniform(SymbolicCount::atom(Id));
   }
   if (V->isStaticLocal())

@@ -256,6 +256,12 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
   if (Kind == Shape::None)
     return;
   auto Unknown = [&] {
+    // A descriptor (or what a pointer designates) that the initialiser
+    // builds goes where the model cannot follow it: it escapes (never
+    // "unused"), and the object holds unknown values. (Not an aggregate:
+    // argumentValues would build it here again.)
+    if (Init && (Types.isDescriptor(Init->getType()) || Types.isPointer(Init->getType())))
+      markEscaped(argumentValues(Init, S));
     eraseBelow(Dest, S);
     materialize(Dest, T, S, [&](const TypeModel::Leaf &Leaf, Cell &C) {
       if (Leaf.Kind != Shape::Pointer)
@@ -315,6 +321,24 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     eraseBelow(Dest, S);
     materialize(Dest, T, S, [](const TypeModel::Leaf &, Cell &C) { C.Targets.clear(); });
   };
+  // A std::optional or std::variant given the value it holds, as emplace
+  // forwards it (`std::vector<std::optional<D>>::emplace_back(d)`): the
+  // value, in its part.
+  if (QualType Given = E->getType(); !Given.isNull() && Types.holdsDescriptors(Given) &&
+                                     Given.getCanonicalType().getUnqualifiedType() !=
+                                         T.getNonReferenceType().getCanonicalType().getUnqualifiedType()) {
+    if (Kind == Shape::Optional && Types.shapeOf(Given).Kind != Shape::Optional) {
+      Empty();
+      initialize(Dest.child(PathStep::part(0)), Element, E, S, Report, Depth);
+      return;
+    }
+    if (Kind == Shape::Variant && Types.shapeOf(Given).Kind != Shape::Variant)
+      if (std::optional<PathStep> Step = alternativeFor(Types, T, Given)) {
+        eraseBelow(Dest, S);
+        initialize(Dest.child(*Step), Given, E, S, Report, Depth);
+        return;
+      }
+  }
   if (const auto *ILE = dyn_cast<InitListExpr>(E)) {
     if (ILE->isTransparent() && ILE->getNumInits() == 1) {
       initialize(Dest, T, ILE->getInit(0), S, Report, Depth);
@@ -880,6 +904,13 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
     return;
   }
   LocationList ObjectLocs = objectLocations(MC, S);
+  if (ObjectShape.Kind == Shape::None && MD->getParent()->isInStdNamespace()) {
+    // A member function of a std class the model does not follow (std::map,
+    // std::function, ...): what it is given may be kept in the object and
+    // used through it, so it escapes, whatever the library's code shows.
+    opaqueCall(MD, Args, S, Report, Depth);
+    return;
+  }
   call(MC, MD, Args, &ObjectLocs, S, Report, Depth);
 }
 
@@ -948,7 +979,22 @@ void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
       copyObject(From, L, S, Update::Weak);
     return;
   }
+  // emplace_back(a, b) of a std::pair or std::tuple: its parts in order.
+  if (Shape Kind = Types.shapeOf(ElementType).Kind; Kind == Shape::Pair || Kind == Shape::Tuple) {
+    eraseBelow(Scratch, S);
+    for (unsigned I = 0; I < Given.size(); ++I)
+      if (std::optional<PathStep> Step = Types.partStep(ElementType, I))
+        initialize(Scratch.child(*Step), Given[I]->getType(), Given[I], S, Report, Depth);
+    for (const Location &L : Elements)
+      copyObject({Scratch}, L, S, Update::Weak);
+    eraseBelow(Scratch, S);
+    return;
+  }
   if (Types.holdsDescriptors(ElementType)) {
+    // An element built from arguments the model does not follow: what they
+    // carry escapes into it, and it holds unknown values.
+    for (const Expr *A : Given)
+      markEscaped(argumentValues(A, S));
     ValueSet Unknown = unknown();
     for (const Location &L : Elements)
       write({L}, Unknown, S, Update::Weak);

@@ -215,10 +215,26 @@ void Analyzer::summarise(const FunctionDecl &FD, const State &Exit) {
   if (ObjectClass && Exit.Reachable) {
     Location Object = Location::object(ObjectClass);
     for (auto It = Exit.Cells.lower_bound(Object);
-         It != Exit.Cells.end() && Object.isPrefixOf(It->first); ++It)
-      if (It->second.Targets.empty())
+         It != Exit.Cells.end() && Object.isPrefixOf(It->first); ++It) {
+      if (It->second.Targets.empty()) {
         addPathValues(Summary.ObjectStores, Object.suffixOf(It->first),
                       toSummary(It->second.Values));
+        continue;
+      }
+      // A pointer member (`d_(new D(...))`, a std::unique_ptr) designating
+      // what was built here: the object keeps it for its other member
+      // functions, which the summary does not follow through pointers, so it
+      // escapes into the object as a member's own value would.
+      // (After the report sweep, so set here rather than through mark().)
+      ValueSet Held = heldBelow(It->second.Targets, Exit);
+      for (const Value &V : Held.values()) {
+        if (Out.Origins[V.Origin].Param)
+          continue;
+        if (Escaped.size() <= V.Origin)
+          Escaped.resize(V.Origin + 1, false);
+        Escaped[V.Origin] = true;
+      }
+    }
   }
 }
 

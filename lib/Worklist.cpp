@@ -143,6 +143,54 @@ const Expr *branchCondition(const CFGBlock &B) {
   return Cond;
 }
 
+/// What one edge of a branch says of one operand of its condition.
+struct OperandGuard {
+  Guard G;
+  unsigned Edge; ///< 0: where the condition is true; 1: where it is false.
+  bool Holds;    ///< The operand's value on that edge.
+};
+
+/// The operands of a logical operator that a branch on \p Cond decides:
+/// `a && b` makes both true where it is true, `a || b` both false where it
+/// is false; with one operand a constant that cannot decide it
+/// (`d.is_remote() && "message"`), the other decides both edges. The CFG
+/// splits a logical operator that is the condition itself (and
+/// branchCondition takes its right operand); this is for one under a cast or
+/// a negation, which the CFG evaluates as a value: `assert(c && "message")`
+/// expands to `static_cast<bool>(c && "message") ? void(0) : __assert_fail(...)`.
+void decidedOperands(Analyzer &A, const Expr *Cond, const State &S,
+                     llvm::SmallVectorImpl<OperandGuard> &Out) {
+  bool Negated = false;
+  const Expr *E = Cond->IgnoreParenCasts();
+  while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->getOpcode() != UO_LNot)
+      break;
+    Negated = !Negated;
+    E = UO->getSubExpr()->IgnoreParenCasts();
+  }
+  const auto *BO = dyn_cast<BinaryOperator>(E);
+  if (!BO || !BO->isLogicalOp())
+    return;
+  // Where the operator's value is Decisive (true for &&, false for ||),
+  // each operand has that value too.
+  const bool Decisive = BO->getOpcode() == BO_LAnd;
+  const unsigned Edge = Decisive != Negated ? 0 : 1;
+  const Expr *Operands[2] = {BO->getLHS(), BO->getRHS()};
+  std::optional<bool> Constant[2] = {A.constantCondition(Operands[0]),
+                                     A.constantCondition(Operands[1])};
+  for (unsigned I = 0; I < 2; ++I) {
+    if (Constant[I])
+      continue;
+    Guard G = A.classify(Operands[I], S);
+    if (G.empty())
+      continue;
+    Out.push_back({G, Edge, Decisive});
+    // The other operand is the neutral constant: this one is the value.
+    if (Constant[1 - I] && *Constant[1 - I] == Decisive)
+      Out.push_back({std::move(G), 1 - Edge, !Decisive});
+  }
+}
+
 /// Hands \p S (consumed) to each successor of \p B, refined by the branch
 /// condition: the last edge takes it without a copy.
 template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S, Fn Emit) {
@@ -156,6 +204,9 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   // a constant condition is dead all the same.
   std::optional<bool> Constant = Cond ? A.constantCondition(Cond) : std::nullopt;
   Guard G = Cond && !Constant ? A.classify(Cond, S) : Guard();
+  llvm::SmallVector<OperandGuard, 2> Operands;
+  if (Cond && !Constant)
+    decidedOperands(A, Cond, S, Operands);
   auto Taken = [&](unsigned Edge) {
     const CFGBlock::AdjacentBlock &Succ = *(B.succ_begin() + Edge);
     return Succ.getReachableBlock() && !(Constant && *Constant != (Edge == 0));
@@ -169,6 +220,9 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
     State T = Edge + 1 == Last ? std::move(S) : S;
     if (!G.empty())
       A.refine(T, G, /*Holds=*/Edge == 0);
+    for (const OperandGuard &O : Operands)
+      if (O.Edge == Edge && T.Reachable)
+        A.refine(T, O.G, O.Holds);
     // After the branch: its condition may be what makes an edge unreachable.
     A.dropDeadLocals(B, T);
     if (T.Reachable)

@@ -42,7 +42,19 @@ bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName
                       const ApiIndex &Api) {
   auto MayBe = [&](const SemaphoreName &W) {
     SemaphoreRelation R = compareSemaphores(Send, W, Vars, Ctx);
-    return R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown;
+    if (R != SemaphoreRelation::Disjoint)
+      return R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown;
+    // Disjoint in one run of the function. Another grid step runs it again
+    // with other values of what the indices depend on (`send[1 - slot]`
+    // drains the previous step's `send[slot]`): only an index pair of two
+    // different constants keeps them apart in every run.
+    for (size_t I = 0; I < Send.Indices.size() && I < W.Indices.size(); ++I) {
+      std::optional<int64_t> A = constantInt(Send.Indices[I], Ctx);
+      std::optional<int64_t> B = constantInt(W.Indices[I], Ctx);
+      if (A && B && *A != *B)
+        return false;
+    }
+    return true;
   };
   for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
     for (const DescriptorUse &U : *Uses) {

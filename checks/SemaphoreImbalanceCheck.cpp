@@ -154,7 +154,7 @@ void SemaphoreImbalanceCheck::judge(const FunctionDecl &Function, ASTContext &Ct
   this->Ctx = &Ctx;
   bool AssumedUncalled = false;
   for (const BarrierBalance &B :
-       barrierBalances(Function, Ctx, *Api, calledHere(Function), &AssumedUncalled)) {
+       barrierBalances(Function, Ctx, *Api, callerMayUse(Function), &AssumedUncalled)) {
     const SourceManager &SM = Ctx.getSourceManager();
     SourceLocation Loc = userLocation(B.lastWait().Call->getExprLoc(), SM);
     auto [It, Inserted] = Pending.try_emplace(Loc.getRawEncoding());
@@ -192,9 +192,10 @@ void SemaphoreImbalanceCheck::judge(const FunctionDecl &Function, ASTContext &Ct
   }
 }
 
-std::function<bool()> SemaphoreImbalanceCheck::calledHere(const FunctionDecl &Function) {
-  return [this, &Function] {
-    return AnalysisCache::current().calledInTranslationUnit(Function, *Ctx);
+std::function<bool(const ParmVarDecl &)>
+SemaphoreImbalanceCheck::callerMayUse(const FunctionDecl &Function) {
+  return [this, &Function](const ParmVarDecl &Param) {
+    return AnalysisCache::current().callerMayUseArgument(Function, Param, *Ctx);
   };
 }
 
@@ -202,7 +203,7 @@ bool SemaphoreImbalanceCheck::provedBalanced(unsigned Key, const Votes &V) {
   // A balance that holds only if no function calls its function: asked
   // now, as a finding at the same spelling depends on it.
   for (const FunctionDecl *Function : V.BalancedIfUncalled)
-    for (const BarrierBalance &B : barrierBalances(*Function, *Ctx, *Api, calledHere(*Function)))
+    for (const BarrierBalance &B : barrierBalances(*Function, *Ctx, *Api, callerMayUse(*Function)))
       if (B.Difference == CountSign::Zero &&
           userLocation(B.lastWait().Call->getExprLoc(), Ctx->getSourceManager())
                   .getRawEncoding() == Key)

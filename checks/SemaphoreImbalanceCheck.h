@@ -40,7 +40,7 @@ private:
     std::vector<const clang::FunctionDecl *> BalancedIfUncalled;
   };
   void judge(const clang::FunctionDecl &Function, clang::ASTContext &Ctx);
-  std::function<bool()> calledHere(const clang::FunctionDecl &Function);
+  std::function<bool(const clang::ParmVarDecl &)> callerMayUse(const clang::FunctionDecl &Function);
   bool provedBalanced(unsigned Key, const Votes &V);
 
   clang::ASTContext *Ctx = nullptr;

@@ -432,32 +432,58 @@ public:
   bool TraverseDecl(clang::Decl *D) {
     if (D && !clang::isa<clang::TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
       return true;
-    return RecursiveASTVisitor::TraverseDecl(D);
+    const auto *FD = llvm::dyn_cast_or_null<clang::FunctionDecl>(D);
+    if (FD)
+      Functions.push_back(FD);
+    bool Result = RecursiveASTVisitor::TraverseDecl(D);
+    if (FD)
+      Functions.pop_back();
+    return Result;
+  }
+  bool VisitCallExpr(clang::CallExpr *Call) {
+    // A direct call: its callee's name is this call's, not another naming.
+    const clang::Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    const clang::FunctionDecl *FD = Call->getDirectCallee();
+    // (An operator's arguments count its object: not a site to match
+    // parameters against.)
+    if (!FD || Functions.empty() || llvm::isa<clang::CXXOperatorCallExpr>(Call) || !clang::isa<clang::DeclRefExpr, clang::MemberExpr>(Callee))
+      return true;
+    CallNames.insert(Callee);
+    Sites[FD->getCanonicalDecl()].push_back({Call, Functions.back()});
+    return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr *DRE) {
     if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(DRE->getDecl()))
-      add(FD);
+      add(FD, DRE);
     return true;
   }
   bool VisitMemberExpr(clang::MemberExpr *ME) {
     if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(ME->getMemberDecl()))
-      add(FD);
+      add(FD, ME);
     return true;
   }
   bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE) {
-    add(CE->getConstructor());
+    add(CE->getConstructor(), nullptr);
     return true;
   }
   llvm::DenseSet<const clang::FunctionDecl *> Found;
+  llvm::DenseMap<const clang::FunctionDecl *, std::vector<AnalysisCache::CallSite>> Sites;
+  llvm::DenseSet<const clang::FunctionDecl *> NamedOtherwise;
 
 private:
-  void add(const clang::FunctionDecl *FD) {
+  void add(const clang::FunctionDecl *FD, const clang::Expr *Name) {
     Found.insert(FD->getCanonicalDecl());
+    if (!Name || !CallNames.contains(Name))
+      NamedOtherwise.insert(FD->getCanonicalDecl());
     // A call of an instantiation names its pattern too.
-    if (const clang::FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+    if (const clang::FunctionDecl *Pattern = FD->getTemplateInstantiationPattern()) {
       Found.insert(Pattern->getCanonicalDecl());
+      NamedOtherwise.insert(Pattern->getCanonicalDecl());
+    }
   }
   const clang::SourceManager &SM;
+  std::vector<const clang::FunctionDecl *> Functions;
+  llvm::DenseSet<const clang::Expr *> CallNames;
 };
 } // namespace
 
@@ -470,16 +496,118 @@ bool AnalysisCache::calledInTranslationUnit(const clang::FunctionDecl &FD,
   if (!FD.isReferenced() && !FD.getTemplateInstantiationPattern() &&
       FD.getTemplatedKind() == clang::FunctionDecl::TK_NonTemplate)
     return false;
-  if (!Callees) {
-    CalleeFinder Finder(Ctx.getSourceManager());
-    Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-    Callees = std::make_unique<llvm::DenseSet<const clang::FunctionDecl *>>(
-        std::move(Finder.Found));
-  }
+  findCallees(Ctx);
   if (Callees->contains(FD.getCanonicalDecl()))
     return true;
   const clang::FunctionDecl *Pattern = FD.getTemplateInstantiationPattern();
   return Pattern && Callees->contains(Pattern->getCanonicalDecl());
+}
+
+void AnalysisCache::findCallees(clang::ASTContext &Ctx) {
+  if (Callees)
+    return;
+  CalleeFinder Finder(Ctx.getSourceManager());
+  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  Callees = std::make_unique<llvm::DenseSet<const clang::FunctionDecl *>>(
+      std::move(Finder.Found));
+  CallSites = std::move(Finder.Sites);
+  NamedOtherwise = std::move(Finder.NamedOtherwise);
+}
+
+namespace {
+/// The variable an argument names: through implicit copies (a semaphore
+/// passed by value) and parentheses.
+const clang::VarDecl *argumentVariable(const clang::Expr *Arg) {
+  for (unsigned Step = 0; Arg && Step < 4; ++Step) {
+    Arg = Arg->IgnoreParenImpCasts();
+    if (const auto *CE = llvm::dyn_cast<clang::CXXConstructExpr>(Arg);
+        CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor()) {
+      Arg = CE->getArg(0);
+      continue;
+    }
+    if (const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(Arg))
+      return llvm::dyn_cast<clang::VarDecl>(DRE->getDecl());
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// Every mention of \p V in \p Body is one of \p Allowed.
+bool onlyMentionedAs(const clang::VarDecl *V, const clang::Stmt *Body,
+                     const llvm::DenseSet<const clang::Expr *> &Allowed) {
+  llvm::SmallVector<const clang::Stmt *, 32> Pending{Body};
+  while (!Pending.empty()) {
+    const clang::Stmt *S = Pending.pop_back_val();
+    if (const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(S);
+        DRE && DRE->getDecl() == V && !Allowed.contains(DRE))
+      return false;
+    for (const clang::Stmt *Child : S->children())
+      if (Child)
+        Pending.push_back(Child);
+  }
+  return true;
+}
+} // namespace
+
+bool AnalysisCache::callerMayUseArgument(const clang::FunctionDecl &FD,
+                                         const clang::ParmVarDecl &Param,
+                                         clang::ASTContext &Ctx) {
+  if (!calledInTranslationUnit(FD, Ctx))
+    return false;
+  return callerMayUseArgument(FD, Param.getFunctionScopeIndex(), Ctx, 0);
+}
+
+bool AnalysisCache::callerMayUseArgument(const clang::FunctionDecl &FD, unsigned Param,
+                                         clang::ASTContext &Ctx, unsigned Depth) {
+  findCallees(Ctx);
+  const clang::FunctionDecl *Canonical = FD.getCanonicalDecl();
+  if (Depth > 4 || NamedOtherwise.contains(Canonical))
+    return true;
+  if (const clang::FunctionDecl *Pattern = FD.getTemplateInstantiationPattern();
+      Pattern && NamedOtherwise.contains(Pattern->getCanonicalDecl()))
+    return true;
+  auto It = CallSites.find(Canonical);
+  if (It == CallSites.end())
+    return false;
+  // Copied: the recursion below may look up other functions' sites.
+  std::vector<CallSite> Sites = It->second;
+  for (const CallSite &Site : Sites) {
+    if (Param >= Site.Call->getNumArgs() || !Site.Caller->hasBody())
+      return true;
+    const clang::VarDecl *V = argumentVariable(Site.Call->getArg(Param));
+    if (!V || V->getDeclContext() != Site.Caller || V->isStaticLocal() ||
+        V->getType()->isReferenceType())
+      return true;
+    // A local the caller made (not a copy of another semaphore), or a
+    // parameter whose own callers pass it on the same way.
+    const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(V);
+    if (!P) {
+      const auto *Init =
+          llvm::dyn_cast_or_null<clang::CXXConstructExpr>(V->getInit() ? V->getInit()->IgnoreImplicit() : nullptr);
+      if (V->getInit() && !(Init && Init->getNumArgs() == 0))
+        return true;
+    }
+    llvm::DenseSet<const clang::Expr *> Allowed;
+    for (const CallSite &Other : Sites)
+      if (Other.Caller == Site.Caller && Param < Other.Call->getNumArgs())
+        if (const clang::VarDecl *A = argumentVariable(Other.Call->getArg(Param)); A == V) {
+          const clang::Expr *Arg = Other.Call->getArg(Param);
+          for (unsigned Step = 0; Arg && Step < 4; ++Step) {
+            Arg = Arg->IgnoreParenImpCasts();
+            if (const auto *CE = llvm::dyn_cast<clang::CXXConstructExpr>(Arg)) {
+              Arg = CE->getArg(0);
+              continue;
+            }
+            break;
+          }
+          Allowed.insert(Arg);
+        }
+    if (!onlyMentionedAs(V, Site.Caller->getBody(), Allowed))
+      return true;
+    if (P && callerMayUseArgument(*Site.Caller, P->getFunctionScopeIndex(), Ctx, Depth + 1))
+      return true;
+  }
+  return false;
 }
 
 } // namespace dmalint

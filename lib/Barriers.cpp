@@ -1312,12 +1312,12 @@ struct Unit {
 
 class Judge {
 public:
-  /// With \p CalledHere null, a parameter is judged as if no function of
+  /// With \p CallerMayUse null, a parameter is judged as if no function of
   /// the translation unit called this one, and askedCaller() says whether
   /// that mattered.
   Judge(const FunctionDecl &FD, ASTContext &Ctx, const ApiIndex &Api,
-        llvm::function_ref<bool()> CalledHere, BodyScan &Scan)
-      : Ctx(Ctx), Api(Api), CalledHere(CalledHere), Scan(Scan),
+        llvm::function_ref<bool(const ParmVarDecl &)> CallerMayUse, BodyScan &Scan)
+      : Ctx(Ctx), Api(Api), CallerMayUse(CallerMayUse), Scan(Scan),
         Vars(AnalysisCache::current().variables(FD, Api)),
         PM(const_cast<Stmt *>(FD.getBody())), Atoms(std::make_shared<AtomTable>()),
         Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {}
@@ -1339,7 +1339,7 @@ private:
 
   ASTContext &Ctx;
   const ApiIndex &Api;
-  llvm::function_ref<bool()> CalledHere;
+  llvm::function_ref<bool(const ParmVarDecl &)> CallerMayUse;
   BodyScan &Scan;
   const UnwrittenVariables &Vars; ///< Shared with the other protocol checks.
   ParentMap PM;
@@ -1349,7 +1349,6 @@ private:
   llvm::DenseSet<const Stmt *> BarrierArguments;
   llvm::StringSet<> Axes;
   bool AxesKnown = true;
-  std::optional<bool> Called;
   bool AskedCaller = false;
 };
 
@@ -1388,12 +1387,10 @@ bool Judge::judgeable(const ValueDecl *Root) {
     return false; // Members and globals: other functions may signal or wait them.
   if (F && Vars.mentionedWhole(V))
     return false;
-  if (isa<ParmVarDecl>(V)) {
-    if (!CalledHere)
+  if (const auto *Param = dyn_cast<ParmVarDecl>(V)) {
+    if (!CallerMayUse)
       AskedCaller = true; // Judged as if uncalled: the caller says.
-    else if (!Called)
-      Called = CalledHere();
-    if (Called.value_or(false))
+    else if (CallerMayUse(*Param))
       return false; // The caller may signal or wait what it passes.
   }
   if (F) {
@@ -1690,7 +1687,7 @@ std::vector<BarrierBalance> Judge::run() {
 
 std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &Ctx,
                                             const ApiIndex &Api,
-                                            llvm::function_ref<bool()> CalledHere,
+                                            llvm::function_ref<bool(const ParmVarDecl &)> CallerMayUse,
                                             bool *AssumedUncalled) {
   if (!FD.hasBody() || FD.isDependentContext() || !isa<CompoundStmt>(FD.getBody()))
     return {};
@@ -1718,10 +1715,8 @@ std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &
     *AssumedUncalled = true;
     return Out;
   }
-  if (!CalledHere())
-    return Out;
   // (A judge names the scan's calls again, the same way: the scan serves.)
-  return barriers::Judge(FD, Ctx, Api, [] { return true; }, Scan).run();
+  return barriers::Judge(FD, Ctx, Api, CallerMayUse, Scan).run();
 }
 
 } // namespace dmalint

@@ -56,6 +56,21 @@ public:
   /// caller may do with what it passes what \p FD does not. One walk of the
   /// translation unit, the first time it is asked.
   bool calledInTranslationUnit(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
+  /// Whether code of the translation unit may signal, wait or otherwise use
+  /// what its calls of \p FD pass as \p Param, besides \p FD itself. False
+  /// when nothing calls \p FD, or when each call passes a variable that its
+  /// function mentions only as that argument of calls of \p FD: a local it
+  /// made, or a parameter of its own for which the same holds
+  /// (`void kernel(Semaphore b) { local_barrier(b); }`). True when \p FD is
+  /// named other than by a direct call (its address, a call in a template
+  /// not yet instantiated counts as none).
+  bool callerMayUseArgument(const clang::FunctionDecl &FD, const clang::ParmVarDecl &Param,
+                            clang::ASTContext &Ctx);
+  /// A direct call of a function, and the function it is written in.
+  struct CallSite {
+    const clang::CallExpr *Call;
+    const clang::FunctionDecl *Caller;
+  };
   /// dmalint::inPlaceRun (InPlaceLambdas.h), walked once per function and
   /// parameter.
   const std::optional<InPlaceRun> &inPlaceRun(const clang::FunctionDecl &FD, unsigned Param);
@@ -151,6 +166,13 @@ private:
                    const ApiIndex &For, unsigned &Low);
   std::set<std::pair<std::string, unsigned>> Reported;
   std::unique_ptr<llvm::DenseSet<const clang::FunctionDecl *>> Callees;
+  /// The direct calls of each function (by canonical declaration) and the
+  /// function each is written in; and the functions named otherwise too.
+  llvm::DenseMap<const clang::FunctionDecl *, std::vector<CallSite>> CallSites;
+  llvm::DenseSet<const clang::FunctionDecl *> NamedOtherwise;
+  void findCallees(clang::ASTContext &Ctx);
+  bool callerMayUseArgument(const clang::FunctionDecl &FD, unsigned Param,
+                            clang::ASTContext &Ctx, unsigned Depth);
 };
 
 } // namespace dmalint

@@ -81,20 +81,21 @@ struct BarrierBalance {
 ///  - the function mentions it anywhere but as the semaphore of a signal or
 ///    wait (a helper may signal or wait it), or only signals or only waits
 ///    it (a handshake with another function or grid step);
-///  - it is a member or a global, or a parameter of a function that
-///    \p CalledHere says a function of the translation unit calls (a
-///    caller may signal or wait it too);
+///  - it is a member or a global, or a parameter for which \p CallerMayUse
+///    says a function of the translation unit that calls this one may
+///    signal or wait what it passes (not when it only passes to this
+///    function a semaphore it made or was given and uses no other way);
 ///  - another semaphore the function signals or waits may be the same one
 ///    (two parameters may name one semaphore) and could make up the
 ///    difference.
 ///
-/// \p CalledHere is asked only when a balance depends on it. With
+/// \p CallerMayUse is asked only when a balance depends on it. With
 /// \p AssumedUncalled given, balanced barriers alone are returned without
 /// asking, judged as if no function called \p FD, and *AssumedUncalled is
 /// set: they hold only if none does (ask again without it to know).
 std::vector<BarrierBalance> barrierBalances(const clang::FunctionDecl &FD,
                                             clang::ASTContext &Ctx, const ApiIndex &Api,
-                                            llvm::function_ref<bool()> CalledHere,
+                                            llvm::function_ref<bool(const clang::ParmVarDecl &)> CallerMayUse,
                                             bool *AssumedUncalled = nullptr);
 
 } // namespace dmalint

@@ -21,7 +21,8 @@ std::string barrierVerdict(const std::string &Code, bool CalledHere = false) {
       *AST, functionDecl(hasName("k"), isDefinition()));
   if (!K)
     return "no k";
-  auto Balances = dmalint::barrierBalances(*K, Ctx, builtinApi(), [&] { return CalledHere; });
+  auto Balances = dmalint::barrierBalances(*K, Ctx, builtinApi(),
+                                           [&](const ParmVarDecl &) { return CalledHere; });
   if (Balances.empty())
     return "none";
   std::string Out;

@@ -766,6 +766,80 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     BufferRelation B = compareBuffers(DC.Target, *Target, Vars, Ctx, Evaluation::SameIteration);
     return B != BufferRelation::Disjoint && B != BufferRelation::OtherRoot;
   };
+  // Whether a start between \p From and \p To (by position; anywhere in
+  // \p Loop instead when it is given) may put bytes in \p C's view on its
+  // semaphore. A start whose copy the model cannot name may.
+  auto StartsInto = [&](const LocalCopy &C, const Expr *From, const Expr *To,
+                        const Stmt *Loop) {
+    auto InRange = [&](const Expr *At) {
+      return Loop ? contains(Loop, At, Parents()) : Before(From, At) && Before(At, To);
+    };
+    auto Into = [&](const std::optional<LocalCopy> &S) {
+      if (!S)
+        return true;
+      SemaphoreRelation R =
+          compareSemaphores(C.Semaphore, S->Semaphore, Vars, Ctx, Evaluation::SameIteration);
+      if (R == SemaphoreRelation::Disjoint || R == SemaphoreRelation::OtherRoot)
+        return false;
+      BufferRelation B = compareBuffers(C.Target, S->Target, Vars, Ctx, Evaluation::SameIteration);
+      return B != BufferRelation::Disjoint && B != BufferRelation::OtherRoot;
+    };
+    for (const DescriptorUse &U : A.Starts)
+      if (InRange(U.Call))
+        for (const Value &V : U.Values.values())
+          if (Into(CopyOf(V.Origin)))
+            return true;
+    for (OriginId Id = 1; Id < A.Origins.size(); ++Id) {
+      const OriginInfo &O = A.origin(Id);
+      const auto *Call = dyn_cast_or_null<CallExpr>(O.Site);
+      if (Call && InRange(Call) &&
+          Api.roleOf(Call->getDirectCallee()) == ApiRole::StartedLocalFactory && Into(CopyOf(Id)))
+        return true;
+    }
+    for (const ProtocolCall &PC : A.ProtocolCalls)
+      if (InRange(PC.Call) && !PC.Summary.Starts.empty())
+        return true;
+    return false;
+  };
+  // A wait that only counts bytes on its semaphore: its view is waited
+  // again on the same semaphore with no start into it between, or it is
+  // waited in a loop that starts nothing into it and does not move it. All
+  // but one of those waits return on other copies' bytes (ragged_scatter
+  // waits each row's copy through a descriptor rebuilt on row 0), so each
+  // stands for any copy on its semaphore, as a placeholder does.
+  auto Counting = [&](const DescriptorUse &U, const LocalCopy &C) {
+    for (const DescriptorUse &Other : A.ReceiveWaits) {
+      if (&Other == &U || Other.Values.size() != 1)
+        continue;
+      const std::optional<LocalCopy> &OC = CopyOf(Other.Values.values().front().Origin);
+      if (!OC || OC->Placeholder ||
+          compareSemaphores(C.Semaphore, OC->Semaphore, Vars, Ctx, Evaluation::SameIteration) !=
+              SemaphoreRelation::Same ||
+          compareBuffers(C.Target, OC->Target, Vars, Ctx, Evaluation::SameIteration) !=
+              BufferRelation::Same)
+        continue;
+      bool UFirst = Before(U.Call, Other.Call);
+      if (!StartsInto(C, UFirst ? U.Call : Other.Call, UFirst ? Other.Call : U.Call, nullptr))
+        return true;
+    }
+    const Stmt *Loop = nullptr;
+    for (const Stmt *P = Parents().getParent(U.Call); P && !Loop; P = Parents().getParent(P))
+      if (isLoop(P))
+        Loop = P;
+    return Loop &&
+           compareSemaphores(C.Semaphore, C.Semaphore, Vars, Ctx, Evaluation::Anywhere) ==
+               SemaphoreRelation::Same &&
+           compareBuffers(C.Target, C.Target, Vars, Ctx, Evaluation::Anywhere) ==
+               BufferRelation::Same &&
+           !StartsInto(C, nullptr, nullptr, Loop);
+  };
+  // The one copy a receive wait waits, when the model names it.
+  auto WaitedCopy = [&](const DescriptorUse &U) -> const std::optional<LocalCopy> * {
+    if (U.Values.size() != 1)
+      return nullptr;
+    const std::optional<LocalCopy> &C = CopyOf(U.Values.values().front().Origin);
+    return C && !C->Placeholder ? &C : nullptr;
+  };
   // Whether a wait after \p Start (in its iteration) may take D's bytes:
   // one of the function's own, or one a helper it calls makes.
   auto Covered = [&](OriginId D, const LocalCopy &DC, const Expr *Start, const Stmt *Loop,
@@ -773,10 +847,25 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     auto After = [&](const Expr *At) {
       return Before(Start, At) && (!Loop || contains(Loop, At, Parents()));
     };
+    auto CountsOnD = [&](const DescriptorUse &U) {
+      const std::optional<LocalCopy> *C = WaitedCopy(U);
+      if (!C)
+        return false;
+      SemaphoreRelation R =
+          compareSemaphores(DC.Semaphore, (*C)->Semaphore, Vars, Ctx, Evaluation::SameIteration);
+      return R != SemaphoreRelation::Disjoint && R != SemaphoreRelation::OtherRoot &&
+             Counting(U, **C);
+    };
     for (const DescriptorUse &U : A.ReceiveWaits) {
-      if (&U == Except.Use || !After(U.Call))
+      if (&U == Except.Use) {
+        // The wait itself, run again by its loop or repeated: it counts.
+        if (CountsOnD(U))
+          return true;
         continue;
-      if (U.Values.hasOrigin(D))
+      }
+      if (!After(U.Call))
+        continue;
+      if (U.Values.hasOrigin(D) || CountsOnD(U))
         return true;
       for (const Value &V : U.Values.values()) {
         if (A.origin(V.Origin).Covered)

@@ -211,6 +211,33 @@ private:
   std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> Mentions;
 };
 
+/// \p E without parentheses, implicit casts and explicit casts between
+/// integer types that keep every value (`static_cast<index_t>(slot)` of an
+/// int): the index it names.
+const Expr *widened(const Expr *E, const ASTContext &Ctx) {
+  for (E = bareArgument(E); E;) {
+    const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
+    if (!Cast)
+      return E;
+    // (The operand as written: a static_cast holds its conversion as an
+    // implicit cast of the target type.)
+    const Expr *Operand = Cast->getSubExprAsWritten();
+    QualType To = Cast->getType(), From = Operand->getType();
+    if (!To->isIntegerType() || !From->isIntegerType() || To->isBooleanType() ||
+        From->isBooleanType())
+      return E;
+    uint64_t ToWidth = Ctx.getIntWidth(To), FromWidth = Ctx.getIntWidth(From);
+    // Wider, or as wide with the same signedness: one value for each.
+    bool Keeps = ToWidth > FromWidth ||
+                 (ToWidth == FromWidth && To->isSignedIntegerOrEnumerationType() ==
+                                              From->isSignedIntegerOrEnumerationType());
+    if (!Keeps)
+      return E;
+    E = bareArgument(Operand);
+  }
+  return E;
+}
+
 /// \p E as `base + offset` with a constant offset (`i`, `i + 2`, `i - 1`,
 /// `1 + i`); the base is null for a constant.
 struct Affine {
@@ -218,17 +245,17 @@ struct Affine {
   int64_t Offset = 0;
 };
 std::optional<Affine> affine(const Expr *E, const ASTContext &Ctx) {
-  E = bareArgument(E);
+  E = widened(E, Ctx);
   if (std::optional<int64_t> C = constantInt(E, Ctx))
     return Affine{nullptr, *C};
   if (const auto *BO = dyn_cast<BinaryOperator>(E);
       BO && (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)) {
     std::optional<int64_t> R = constantInt(BO->getRHS(), Ctx);
     if (R && *R > INT32_MIN && *R < INT32_MAX)
-      return Affine{bareArgument(BO->getLHS()), BO->getOpcode() == BO_Add ? *R : -*R};
+      return Affine{widened(BO->getLHS(), Ctx), BO->getOpcode() == BO_Add ? *R : -*R};
     std::optional<int64_t> L = constantInt(BO->getLHS(), Ctx);
     if (L && *L > INT32_MIN && *L < INT32_MAX && BO->getOpcode() == BO_Add)
-      return Affine{bareArgument(BO->getRHS()), *L};
+      return Affine{widened(BO->getRHS(), Ctx), *L};
   }
   return Affine{E, 0};
 }
@@ -505,6 +532,8 @@ IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariab
   // An index the caller of a helper passed that the model cannot name.
   if (!A || !B)
     return IndexRelation::Unknown;
+  A = widened(A, Ctx);
+  B = widened(B, Ctx);
   // As written, then with either or both locals read as what initialised
   // them: each is the same value, so any answer that is not unknown holds.
   const Expr *EA = expandLocal(A, Vars, Where), *EB = expandLocal(B, Vars, Where);

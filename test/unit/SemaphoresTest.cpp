@@ -111,6 +111,17 @@ TEST(Semaphores, TheOtherSlotOfAnInvariantIndex) {
   EXPECT_EQ(relation("s.at(0, slot)", "s.at(0, 1 - slot)"), SemaphoreRelation::Disjoint);
 }
 
+TEST(Semaphores, CastsThatKeepEveryValueNameTheSameIndex) {
+  EXPECT_EQ(relation("s[static_cast<long>(slot)]", "s[1 - slot]"), SemaphoreRelation::Disjoint);
+  EXPECT_EQ(relation("s[(long)slot]", "s[slot]"), SemaphoreRelation::Same);
+  EXPECT_EQ(relation("s[static_cast<long>(1 - slot)]", "s[static_cast<long>(slot)]"),
+            SemaphoreRelation::Disjoint);
+  // A narrowing cast may give two indices one value.
+  EXPECT_EQ(relation("s[static_cast<signed char>(slot)]", "s[slot + 256]"),
+            SemaphoreRelation::Unknown);
+  EXPECT_EQ(relation("s[static_cast<signed char>(slot)]", "s[slot]"), SemaphoreRelation::Unknown);
+}
+
 TEST(Semaphores, UnrelatedOrChangingIndicesAreUnknown) {
   EXPECT_EQ(relation("s[slot]", "s[n]"), SemaphoreRelation::Unknown);
   EXPECT_EQ(relation("s[slot]", "s[slot * 2]"), SemaphoreRelation::Unknown);

@@ -194,14 +194,16 @@ std::optional<InPlaceRun> inPlaceRun(const FunctionDecl &FD, unsigned Param) {
   return Run;
 }
 
-/// A lambda written at \p E with no parameters.
-static const LambdaExpr *writtenLambda(const Expr *E) {
+/// A lambda written at \p E with no parameters (any number, with
+/// \p AnyParameters: one called where it is written is given its arguments
+/// there).
+static const LambdaExpr *writtenLambda(const Expr *E, bool AnyParameters = false) {
   // Its type first: the walks ask at every argument of every call.
   const CXXRecordDecl *Closure = E->getType()->getAsCXXRecordDecl();
   if (!Closure || !Closure->isLambda())
     return nullptr;
   const auto *Lambda = dyn_cast_or_null<LambdaExpr>(stripWrappers(E));
-  if (!Lambda || Lambda->getCallOperator()->getNumParams() != 0)
+  if (!Lambda || (!AnyParameters && Lambda->getCallOperator()->getNumParams() != 0))
     return nullptr;
   return Lambda;
 }
@@ -221,9 +223,9 @@ const LambdaExpr *inPlaceLambdaArgument(const FunctionDecl *Callee,
 
 void addInPlaceLambdas(const CallExpr &Call, llvm::SmallPtrSetImpl<const LambdaExpr *> &Into) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
-    if (Op->getOperator() == OO_Call && Op->getNumArgs() == 1)
-      if (const LambdaExpr *Lambda = writtenLambda(Op->getArg(0)))
-        Into.insert(Lambda); // [&] { ... }()
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() >= 1)
+      if (const LambdaExpr *Lambda = writtenLambda(Op->getArg(0), /*AnyParameters=*/true))
+        Into.insert(Lambda); // [&] { ... }(), [&](int s) { ... }(slot)
     return;
   }
   // A lambda's own type is a template's argument: every other call (most

@@ -50,8 +50,17 @@ public:
   }
   bool VisitCallExpr(CallExpr *Call) {
     addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
+    // `[&](int s) { ... }(slot)`: each parameter holds its argument.
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+      if (const auto *L = dyn_cast<LambdaExpr>(stripWrappers(Op->getArg(0)))) {
+        const CXXMethodDecl *CallOp = L->getCallOperator();
+        for (unsigned I = 0; I < CallOp->getNumParams() && I + 1 < Op->getNumArgs(); ++I)
+          ParameterArguments[CallOp->getParamDecl(I)] = Op->getArg(I + 1);
+      }
     return true;
   }
+  llvm::DenseMap<const ParmVarDecl *, const Expr *> ParameterArguments;
   bool VisitGotoStmt(GotoStmt *) { return HasGoto = true; }
   bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return HasGoto = true; }
   bool VisitBinaryOperator(BinaryOperator *BO) {
@@ -471,6 +480,23 @@ namespace {
 /// `next` and `slot` compare as the expressions they stand for. A local that
 /// copies something that changes (`const int slot = *slot_ref;`) stays a
 /// name of its own, which is invariant where its initialiser is not.
+/// \p E, or for a parameter of a lambda called where it is written and
+/// never assigned in it (`[&](int s) { ... }(slot)`), the argument, which is
+/// evaluated just before the body runs.
+const Expr *throughInPlaceParameters(const Expr *E, const UnwrittenVariables &Vars,
+                                     Evaluation Where) {
+  for (unsigned Depth = 0; Depth < 4; ++Depth) {
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(bareArgument(E));
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    const Expr *Arg = P ? Vars.inPlaceArgument(P) : nullptr;
+    if (!Arg || !Vars.unwrittenInLambda(P) || !P->getType()->isIntegralOrEnumerationType() ||
+        !Vars.invariant(Arg, Where))
+      return E;
+    E = Arg;
+  }
+  return E;
+}
+
 const Expr *expandLocal(const Expr *E, const UnwrittenVariables &Vars, Evaluation Where) {
   for (unsigned Depth = 0; Depth < 4; ++Depth) {
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(bareArgument(E));
@@ -532,8 +558,8 @@ IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariab
   // An index the caller of a helper passed that the model cannot name.
   if (!A || !B)
     return IndexRelation::Unknown;
-  A = widened(A, Ctx);
-  B = widened(B, Ctx);
+  A = widened(throughInPlaceParameters(A, Vars, Where), Ctx);
+  B = widened(throughInPlaceParameters(B, Vars, Where), Ctx);
   // As written, then with either or both locals read as what initialised
   // them: each is the same value, so any answer that is not unknown holds.
   const Expr *EA = expandLocal(A, Vars, Where), *EB = expandLocal(B, Vars, Where);
@@ -586,6 +612,9 @@ UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &A
   HasGoto = Finder.HasGoto;
   Rebound = std::move(Finder.Rebound);
   OwnLambdas = std::move(Finder.OwnLambdas);
+  for (auto &[P, Arg] : Finder.ParameterArguments)
+    if (OwnLambdas.contains(P->getDeclContext()))
+      InPlaceArguments[P] = Arg;
   FieldBases = std::move(Finder.FieldBases);
   ReadThroughMembers = std::move(Finder.ReadThroughMembers);
   NamedWhole = std::move(Finder.NamedWhole);

@@ -75,6 +75,12 @@ public:
   /// True when \p V is declared in the body of a loop (a new object in each
   /// iteration).
   bool declaredInLoop(const clang::VarDecl *V) const { return InLoop.contains(V); }
+  /// The argument a lambda of the function called where it is written
+  /// (`[&](int s) { ... }(slot)`) passes for its parameter \p P; null for
+  /// any other parameter.
+  const clang::Expr *inPlaceArgument(const clang::ParmVarDecl *P) const {
+    return InPlaceArguments.lookup(P);
+  }
   const clang::FunctionDecl &function() const { return FD; }
   const ApiIndex &api() const { return Api; }
 
@@ -137,6 +143,7 @@ private:
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::Expr *, 2>> Assigned;
   bool HasGoto = false;
   llvm::DenseSet<const clang::DeclContext *> OwnLambdas; ///< See ownVariable.
+  llvm::DenseMap<const clang::ParmVarDecl *, const clang::Expr *> InPlaceArguments;
   llvm::DenseMap<const clang::FieldDecl *, const clang::Decl *> FieldBases; ///< See fieldBase.
   llvm::DenseSet<const clang::VarDecl *> ReadThroughMembers; ///< See readThroughMembers.
   llvm::DenseSet<const clang::VarDecl *> NamedWhole;         ///< See mentionedWhole.

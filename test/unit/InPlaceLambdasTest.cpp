@@ -131,4 +131,27 @@ TEST_F(InPlace, LambdasAtTheirCalls) {
   EXPECT_EQ(InPlaceCalls, 5u); // when, unless, otherwise, always, returning.
 }
 
+// A lambda called where it is written runs there once, with or without
+// arguments; one held by a variable is not written at its call.
+TEST(InPlaceWritten, CalledWhereWrittenWithOrWithoutArguments) {
+  auto AST = dmalint::test::parseKernel("void k(int slot) {\n"
+                                        "  [&] { (void)slot; }();\n"
+                                        "  [&](int s) { (void)s; }(slot);\n"
+                                        "  [&](auto s, int t) { (void)s; (void)t; }(slot, 1);\n"
+                                        "  auto held = [&](int s) { (void)s; };\n"
+                                        "  held(slot);\n"
+                                        "}");
+  ASSERT_TRUE(AST);
+  auto Calls = match(cxxOperatorCallExpr(hasAncestor(functionDecl(hasName("k")))).bind("c"),
+                     AST->getASTContext());
+  ASSERT_EQ(Calls.size(), 4u);
+  unsigned InPlace = 0;
+  for (const BoundNodes &N : Calls) {
+    llvm::SmallPtrSet<const LambdaExpr *, 1> Found;
+    dmalint::addInPlaceLambdas(*N.getNodeAs<CXXOperatorCallExpr>("c"), Found);
+    InPlace += Found.size();
+  }
+  EXPECT_EQ(InPlace, 3u);
+}
+
 } // namespace

@@ -324,9 +324,11 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
   // A std::optional or std::variant given the value it holds, as emplace
   // forwards it (`std::vector<std::optional<D>>::emplace_back(d)`): the
   // value, in its part.
-  if (QualType Given = E->getType(); !Given.isNull() && Types.holdsDescriptors(Given) &&
-                                     Given.getCanonicalType().getUnqualifiedType() !=
-                                         T.getNonReferenceType().getCanonicalType().getUnqualifiedType()) {
+  if (QualType Given = E->getType();
+      (Kind == Shape::Optional || Kind == Shape::Variant) && !Given.isNull() &&
+      Types.holdsDescriptors(Given) &&
+      Given.getCanonicalType().getUnqualifiedType() !=
+          T.getNonReferenceType().getCanonicalType().getUnqualifiedType()) {
     if (Kind == Shape::Optional && Types.shapeOf(Given).Kind != Shape::Optional) {
       Empty();
       initialize(Dest.child(PathStep::part(0)), Element, E, S, Report, Depth);

@@ -515,9 +515,9 @@ void AnalysisCache::findCallees(clang::ASTContext &Ctx) {
 }
 
 namespace {
-/// The variable an argument names: through implicit copies (a semaphore
-/// passed by value) and parentheses.
-const clang::VarDecl *argumentVariable(const clang::Expr *Arg) {
+/// The reference to a variable an argument is: through implicit copies (a
+/// semaphore passed by value) and parentheses.
+const clang::DeclRefExpr *argumentReference(const clang::Expr *Arg) {
   for (unsigned Step = 0; Arg && Step < 4; ++Step) {
     Arg = Arg->IgnoreParenImpCasts();
     if (const auto *CE = llvm::dyn_cast<clang::CXXConstructExpr>(Arg);
@@ -525,11 +525,13 @@ const clang::VarDecl *argumentVariable(const clang::Expr *Arg) {
       Arg = CE->getArg(0);
       continue;
     }
-    if (const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(Arg))
-      return llvm::dyn_cast<clang::VarDecl>(DRE->getDecl());
-    return nullptr;
+    return llvm::dyn_cast<clang::DeclRefExpr>(Arg);
   }
   return nullptr;
+}
+const clang::VarDecl *argumentVariable(const clang::Expr *Arg) {
+  const clang::DeclRefExpr *DRE = argumentReference(Arg);
+  return DRE ? llvm::dyn_cast<clang::VarDecl>(DRE->getDecl()) : nullptr;
 }
 
 /// Every mention of \p V in \p Body is one of \p Allowed.
@@ -590,18 +592,9 @@ bool AnalysisCache::callerMayUseArgument(const clang::FunctionDecl &FD, unsigned
     llvm::DenseSet<const clang::Expr *> Allowed;
     for (const CallSite &Other : Sites)
       if (Other.Caller == Site.Caller && Param < Other.Call->getNumArgs())
-        if (const clang::VarDecl *A = argumentVariable(Other.Call->getArg(Param)); A == V) {
-          const clang::Expr *Arg = Other.Call->getArg(Param);
-          for (unsigned Step = 0; Arg && Step < 4; ++Step) {
-            Arg = Arg->IgnoreParenImpCasts();
-            if (const auto *CE = llvm::dyn_cast<clang::CXXConstructExpr>(Arg)) {
-              Arg = CE->getArg(0);
-              continue;
-            }
-            break;
-          }
-          Allowed.insert(Arg);
-        }
+        if (const clang::DeclRefExpr *Ref = argumentReference(Other.Call->getArg(Param));
+            Ref && Ref->getDecl() == V)
+          Allowed.insert(Ref);
     if (!onlyMentionedAs(V, Site.Caller->getBody(), Allowed))
       return true;
     if (P && callerMayUseArgument(*Site.Caller, P->getFunctionScopeIndex(), Ctx, Depth + 1))

@@ -9,7 +9,8 @@ namespace dmalint {
 const BodyCfg *CfgCache::get(const Decl *D, Stmt *Body, ASTContext &Ctx) {
   if (!Body)
     return nullptr;
-  auto [It, Inserted] = Bodies.try_emplace(Body);
+  const void *Key = isa<CXXConstructorDecl>(D) ? static_cast<const void *>(D) : Body;
+  auto [It, Inserted] = Bodies.try_emplace(Key);
   if (!Inserted)
     return It->second.get(); // Null when it could not be built.
   CFG::BuildOptions Options;

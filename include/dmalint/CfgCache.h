@@ -52,7 +52,10 @@ public:
   }
 
 private:
-  llvm::DenseMap<const clang::Stmt *, std::unique_ptr<BodyCfg>> Bodies;
+  /// By body; a constructor's by the constructor, as its graph holds its
+  /// member initialisers (instantiations of a class template may share one
+  /// body, `{}`, and not their initialisers).
+  llvm::DenseMap<const void *, std::unique_ptr<BodyCfg>> Bodies;
   llvm::DenseMap<const clang::CFG *, const BodyCfg *> ByGraph;
   RangeForMap RangeFors;
 };

@@ -446,7 +446,8 @@ public:
     const clang::FunctionDecl *FD = Call->getDirectCallee();
     // (An operator's arguments count its object: not a site to match
     // parameters against.)
-    if (!FD || Functions.empty() || llvm::isa<clang::CXXOperatorCallExpr>(Call) || !clang::isa<clang::DeclRefExpr, clang::MemberExpr>(Callee))
+    if (!FD || Functions.empty() || llvm::isa<clang::CXXOperatorCallExpr>(Call) ||
+        !llvm::isa<clang::DeclRefExpr, clang::MemberExpr>(Callee))
       return true;
     CallNames.insert(Callee);
     Sites[FD->getCanonicalDecl()].push_back({Call, Functions.back()});
@@ -584,9 +585,10 @@ bool AnalysisCache::callerMayUseArgument(const clang::FunctionDecl &FD, unsigned
     // parameter whose own callers pass it on the same way.
     const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(V);
     if (!P) {
-      const auto *Init =
-          llvm::dyn_cast_or_null<clang::CXXConstructExpr>(V->getInit() ? V->getInit()->IgnoreImplicit() : nullptr);
-      if (V->getInit() && !(Init && Init->getNumArgs() == 0))
+      const clang::Expr *Init = V->getInit();
+      const auto *Made =
+          llvm::dyn_cast_or_null<clang::CXXConstructExpr>(Init ? Init->IgnoreImplicit() : nullptr);
+      if (Init && !(Made && Made->getNumArgs() == 0))
         return true;
     }
     llvm::DenseSet<const clang::Expr *> Allowed;

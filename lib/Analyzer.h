@@ -200,6 +200,12 @@ public:
   /// Puts the value of \p Init (of type \p T) into the fresh location \p Dest.
   void initialize(const Location &Dest, clang::QualType T, const clang::Expr *Init, State &S,
                   bool Report, unsigned Depth);
+  /// Initialises the parts of \p Dest, a std::pair or std::tuple of type
+  /// \p T, from \p Args in order (its constructor's, make_pair's, or
+  /// emplace_back's arguments).
+  void initializeParts(const Location &Dest, clang::QualType T,
+                       llvm::ArrayRef<const clang::Expr *> Args, State &S, bool Report,
+                       unsigned Depth);
   /// Initialises \p Dest as a copy of \p Source (an object or a temporary).
   void initializeFrom(const Location &Dest, clang::QualType T, const clang::Expr *Source,
                       State &S, bool Report, unsigned Depth);

@@ -56,13 +56,16 @@ const Expr *stripWrappers(const Expr *E) {
   return E;
 }
 
-const Expr *bareCondition(const Expr *E, bool &Positive) {
-  E = E->IgnoreParenImpCasts();
+const Expr *bareCondition(const Expr *E, bool &Positive, bool ThroughCasts) {
+  auto Bare = [ThroughCasts](const Expr *X) {
+    return ThroughCasts ? X->IgnoreParenCasts() : X->IgnoreParenImpCasts();
+  };
+  E = Bare(E);
   while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
     if (UO->getOpcode() != UO_LNot)
       break;
     Positive = !Positive;
-    E = UO->getSubExpr()->IgnoreParenImpCasts();
+    E = Bare(UO->getSubExpr());
   }
   return E;
 }

@@ -247,6 +247,17 @@ private:
   llvm::StringSet<> HelperAxes;
 };
 
+/// A key naming \p D in atom and axis keys.
+std::string declKey(const Decl *D) {
+  return std::to_string(reinterpret_cast<uintptr_t>(D->getCanonicalDecl()));
+}
+
+/// Whether a value of type \p T can name a mesh axis (`const char *`).
+bool holdsAxisName(QualType T) {
+  const auto *Pointer = T->getAs<PointerType>();
+  return Pointer && Pointer->getPointeeType()->isCharType();
+}
+
 /// \p E without parentheses, implicit casts and casts between integer types.
 const Expr *bareInteger(const Expr *E) {
   while (E) {
@@ -320,8 +331,7 @@ Value Evaluator::axisMember(const MemberExpr *ME, const Frame &F) {
   // (`axis_index(axis_)`, `axis_index(cfg.axis)`): one axis, the same on
   // every device, named by the field path. Only in the judged function, whose
   // `this` and parameters are the same throughout it.
-  const auto *Pointer = ME->getType()->getAs<PointerType>();
-  if (!F.Top || !Pointer || !Pointer->getPointeeType()->isCharType())
+  if (!F.Top || !holdsAxisName(ME->getType()))
     return {};
   std::string Key;
   const Expr *Base = ME;
@@ -329,7 +339,7 @@ Value Evaluator::axisMember(const MemberExpr *ME, const Frame &F) {
     const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
     if (!Field)
       return {};
-    Key = std::to_string(reinterpret_cast<uintptr_t>(Field->getCanonicalDecl())) + "." + Key;
+    Key = declKey(Field) + "." + Key;
     Base = Member->getBase()->IgnoreParenImpCasts();
   }
   if (isa<CXXThisExpr>(Base))
@@ -338,9 +348,7 @@ Value Evaluator::axisMember(const MemberExpr *ME, const Frame &F) {
   const auto *Param = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   if (!Param || !F.Vars->ownVariable(Param) || !F.Vars->readThroughMembers(Param))
     return {};
-  return Value::axis("member:" +
-                     std::to_string(reinterpret_cast<uintptr_t>(Param->getCanonicalDecl())) +
-                     "." + Key);
+  return Value::axis("member:" + declKey(Param) + "." + Key);
 }
 
 Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth) {
@@ -365,16 +373,13 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
     // A parameter of the judged function is an atom; a helper's is bound.
     if (!F.Top || !F.Vars->unwritten(Param))
       return {};
-    std::string Key =
-        std::to_string(reinterpret_cast<uintptr_t>(Param->getCanonicalDecl()));
     // An axis name the caller passes (`barrier(sem, "x")`): one axis, the
     // same on every device, whichever it is.
-    if (const auto *Pointer = Param->getType()->getAs<PointerType>();
-        Pointer && Pointer->getPointeeType()->isCharType())
-      return Value::axis("param:" + Key);
+    if (holdsAxisName(Param->getType()))
+      return Value::axis("param:" + declKey(Param));
     if (!Param->getType()->isIntegralOrEnumerationType())
       return {};
-    unsigned Id = Atoms.intern("var:" + Key, Param->getName().str());
+    unsigned Id = Atoms.intern("var:" + declKey(Param), Param->getName().str());
     return Value::uniform(SymbolicCount::atom(Id));
   }
   if (V->isStaticLocal())

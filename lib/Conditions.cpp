@@ -129,13 +129,9 @@ void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
 
 Guard Analyzer::classify(const Expr *Cond, const State &S) {
   Guard G;
-  const Expr *E = Cond->IgnoreParenCasts();
-  while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
-    if (UO->getOpcode() != UO_LNot)
-      break;
-    G.Negated = !G.Negated;
-    E = UO->getSubExpr()->IgnoreParenCasts();
-  }
+  bool Positive = true;
+  const Expr *E = bareCondition(Cond, Positive, /*ThroughCasts=*/true);
+  G.Negated = !Positive;
   G.SubjectsNegated = G.Negated;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
       Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {

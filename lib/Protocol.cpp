@@ -775,14 +775,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       return Loop ? contains(Loop, At, Parents()) : Before(From, At) && Before(At, To);
     };
     auto Into = [&](const std::optional<LocalCopy> &S) {
-      if (!S)
-        return true;
-      SemaphoreRelation R =
-          compareSemaphores(C.Semaphore, S->Semaphore, Vars, Ctx, Evaluation::SameIteration);
-      if (R == SemaphoreRelation::Disjoint || R == SemaphoreRelation::OtherRoot)
-        return false;
-      BufferRelation B = compareBuffers(C.Target, S->Target, Vars, Ctx, Evaluation::SameIteration);
-      return B != BufferRelation::Disjoint && B != BufferRelation::OtherRoot;
+      return !S || MayTake(C, S->Semaphore, /*Placeholder=*/false, &S->Target);
     };
     for (const DescriptorUse &U : A.Starts)
       if (InRange(U.Call))
@@ -848,12 +841,9 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       return Before(Start, At) && (!Loop || contains(Loop, At, Parents()));
     };
     auto CountsOnD = [&](const DescriptorUse &U) {
+      // On a semaphore that may be D's, whatever the view.
       const std::optional<LocalCopy> *C = WaitedCopy(U);
-      if (!C)
-        return false;
-      SemaphoreRelation R =
-          compareSemaphores(DC.Semaphore, (*C)->Semaphore, Vars, Ctx, Evaluation::SameIteration);
-      return R != SemaphoreRelation::Disjoint && R != SemaphoreRelation::OtherRoot &&
+      return C && MayTake(DC, (*C)->Semaphore, /*Placeholder=*/true, nullptr) &&
              Counting(U, **C);
     };
     for (const DescriptorUse &U : A.ReceiveWaits) {

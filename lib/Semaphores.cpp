@@ -3,6 +3,7 @@
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/InPlaceLambdas.h"
+#include "dmalint/ProtocolSummary.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/FoldingSet.h"
@@ -50,14 +51,13 @@ public:
   }
   bool VisitCallExpr(CallExpr *Call) {
     addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
-    // `[&](int s) { ... }(slot)`: each parameter holds its argument.
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-        Op && Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
-      if (const auto *L = dyn_cast<LambdaExpr>(stripWrappers(Op->getArg(0)))) {
-        const CXXMethodDecl *CallOp = L->getCallOperator();
-        for (unsigned I = 0; I < CallOp->getNumParams() && I + 1 < Op->getNumArgs(); ++I)
-          ParameterArguments[CallOp->getParamDecl(I)] = Op->getArg(I + 1);
-      }
+    // `[&](int s) { ... }(slot)`: each parameter holds its argument (kept
+    // for the lambdas that run in place, OwnLambdas).
+    if (std::optional<LambdaCall> C = lambdaCall(Call)) {
+      const CXXMethodDecl *CallOp = C->Lambda->getCallOperator();
+      for (unsigned I = 0; I < CallOp->getNumParams() && I < C->Args.size(); ++I)
+        ParameterArguments[CallOp->getParamDecl(I)] = C->Args[I];
+    }
     return true;
   }
   llvm::DenseMap<const ParmVarDecl *, const Expr *> ParameterArguments;
@@ -474,12 +474,6 @@ bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
 
 namespace {
 
-/// \p E, or what initialised it when it names an integer local of the
-/// function that is never written and whose initialiser has the same value
-/// wherever \p E is evaluated (`const int next = slot == 0 ? 1 : 0;`): then
-/// `next` and `slot` compare as the expressions they stand for. A local that
-/// copies something that changes (`const int slot = *slot_ref;`) stays a
-/// name of its own, which is invariant where its initialiser is not.
 /// \p E, or for a parameter of a lambda called where it is written and
 /// never assigned in it (`[&](int s) { ... }(slot)`), the argument, which is
 /// evaluated just before the body runs.
@@ -497,6 +491,12 @@ const Expr *throughInPlaceParameters(const Expr *E, const UnwrittenVariables &Va
   return E;
 }
 
+/// \p E, or what initialised it when it names an integer local of the
+/// function that is never written and whose initialiser has the same value
+/// wherever \p E is evaluated (`const int next = slot == 0 ? 1 : 0;`): then
+/// `next` and `slot` compare as the expressions they stand for. A local that
+/// copies something that changes (`const int slot = *slot_ref;`) stays a
+/// name of its own, which is invariant where its initialiser is not.
 const Expr *expandLocal(const Expr *E, const UnwrittenVariables &Vars, Evaluation Where) {
   for (unsigned Depth = 0; Depth < 4; ++Depth) {
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(bareArgument(E));

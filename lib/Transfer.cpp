@@ -213,14 +213,9 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
   }
   if (T->isBooleanType() && Init) {
     // bool r = d.is_remote(); (or its negation): a test of d to remember.
-    const Expr *E = Init->IgnoreParenImpCasts();
-    bool Negated = false;
-    while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
-      if (UO->getOpcode() != UO_LNot)
-        break;
-      Negated = !Negated;
-      E = UO->getSubExpr()->IgnoreParenImpCasts();
-    }
+    bool Positive = true;
+    const Expr *E = bareCondition(Init, Positive);
+    const bool Negated = !Positive;
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
         Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {
       LocationList Subjects = objectLocations(Call, S);
@@ -423,9 +418,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
         Unknown();
         return;
       }
-      for (unsigned I = 0; I < Args.size(); ++I)
-        if (std::optional<PathStep> Step = Types.partStep(T, I))
-          initialize(Dest.child(*Step), Args[I]->getType(), Args[I], S, Report, Depth);
+      initializeParts(Dest, T, Args, S, Report, Depth);
       return;
     }
     if (Kind == Shape::Variant) {
@@ -479,9 +472,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
           initialize(Dest.child(PathStep::part(0)), Element, Args[0], S, Report, Depth);
         return;
       }
-      for (unsigned I = 0; I < Args.size(); ++I)
-        if (std::optional<PathStep> Step = Types.partStep(T, I))
-          initialize(Dest.child(*Step), Args[I]->getType(), Args[I], S, Report, Depth);
+      initializeParts(Dest, T, Args, S, Report, Depth);
       return;
     default:
       break;
@@ -525,6 +516,14 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     return;
   }
   Unknown();
+}
+
+void Analyzer::initializeParts(const Location &Dest, QualType T,
+                               llvm::ArrayRef<const Expr *> Args, State &S, bool Report,
+                               unsigned Depth) {
+  for (unsigned I = 0; I < Args.size(); ++I)
+    if (std::optional<PathStep> Step = Types.partStep(T, I))
+      initialize(Dest.child(*Step), Args[I]->getType(), Args[I], S, Report, Depth);
 }
 
 void Analyzer::initializeFrom(const Location &Dest, QualType T, const Expr *Source, State &S,
@@ -984,9 +983,7 @@ void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
   // emplace_back(a, b) of a std::pair or std::tuple: its parts in order.
   if (Shape Kind = Types.shapeOf(ElementType).Kind; Kind == Shape::Pair || Kind == Shape::Tuple) {
     eraseBelow(Scratch, S);
-    for (unsigned I = 0; I < Given.size(); ++I)
-      if (std::optional<PathStep> Step = Types.partStep(ElementType, I))
-        initialize(Scratch.child(*Step), Given[I]->getType(), Given[I], S, Report, Depth);
+    initializeParts(Scratch, ElementType, Given, S, Report, Depth);
     for (const Location &L : Elements)
       copyObject({Scratch}, L, S, Update::Weak);
     eraseBelow(Scratch, S);

@@ -1,6 +1,7 @@
 //===- Worklist.cpp - The component-ordered fixed point and its work bound ===//
 #include "Analyzer.h"
 #include "ScopeExit.h"
+#include "dmalint/AstUtil.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cstdlib>
@@ -160,15 +161,9 @@ struct OperandGuard {
 /// expands to `static_cast<bool>(c && "message") ? void(0) : __assert_fail(...)`.
 void decidedOperands(Analyzer &A, const Expr *Cond, const State &S,
                      llvm::SmallVectorImpl<OperandGuard> &Out) {
-  bool Negated = false;
-  const Expr *E = Cond->IgnoreParenCasts();
-  while (const auto *UO = dyn_cast<UnaryOperator>(E)) {
-    if (UO->getOpcode() != UO_LNot)
-      break;
-    Negated = !Negated;
-    E = UO->getSubExpr()->IgnoreParenCasts();
-  }
-  const auto *BO = dyn_cast<BinaryOperator>(E);
+  bool Positive = true;
+  const auto *BO = dyn_cast<BinaryOperator>(bareCondition(Cond, Positive, /*ThroughCasts=*/true));
+  const bool Negated = !Positive;
   if (!BO || !BO->isLogicalOp())
     return;
   // Where the operator's value is Decisive (true for &&, false for ||),

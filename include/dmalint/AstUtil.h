@@ -31,8 +31,11 @@ const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
 const clang::Expr *bareArgument(const clang::Expr *E);
 
 /// \p E without parentheses, implicit casts and `!`s, each `!` flipping
-/// \p Positive: `!!wait` is `wait`, `!wait` is `wait` negated.
-const clang::Expr *bareCondition(const clang::Expr *E, bool &Positive);
+/// \p Positive: `!!wait` is `wait`, `!wait` is `wait` negated. With
+/// \p ThroughCasts, without explicit casts too (`static_cast<bool>(c)`, as
+/// assert writes its condition).
+const clang::Expr *bareCondition(const clang::Expr *E, bool &Positive,
+                                 bool ThroughCasts = false);
 
 /// The bool parameter \p Cond tests alone (`c`, `!c`, `!!c`), with
 /// \p Positive flipped by each `!`; null for any other condition.

@@ -29,6 +29,7 @@ void AnalysisCache::reset() {
   ReachOpen.clear();
   Reported.clear();
   InProgress.clear();
+  Summarising.clear();
   Recursive.clear();
   Provisional.clear();
   Retired.clear();
@@ -265,8 +266,11 @@ const ProtocolSummary *AnalysisCache::constructorProtocol(const clang::FunctionD
 
 const ProtocolSummary *AnalysisCache::protocolSummary(const clang::FunctionDecl &FD,
                                                       bool OnlyReachingApi) {
-  // A function whose analysis is in progress (recursion) has no summary yet.
+  // A function whose analysis or summary is in progress (recursion) has no
+  // summary yet: the caller takes it as unknown. Every function of a cycle
+  // then ends with what an unknown callee gives, whichever is asked first.
   if (!Ctx || !Api || !Limits || llvm::is_contained(InProgress, &FD) || InProgress.size() >= 64 ||
+      llvm::is_contained(Summarising, &FD) || Summarising.size() >= 64 ||
       Ctx->getSourceManager().isInSystemHeader(FD.getLocation()) ||
       (OnlyReachingApi && !reachesApi(FD, *Ctx, *Api)))
     return nullptr;
@@ -279,8 +283,11 @@ const ProtocolSummary *AnalysisCache::protocolSummary(const clang::FunctionDecl 
     FunctionAnalysis &A = It->second;
     if (A.HitWorkLimit)
       return nullptr;
-    if (!A.Protocol)
+    if (!A.Protocol) {
+      Summarising.push_back(&FD);
+      auto Done = onScopeExit([this] { Summarising.pop_back(); });
       A.Protocol = summariseProtocol(A, FD, *Ctx, *Api);
+    }
     return &*A.Protocol;
   }
   return nullptr;

@@ -118,6 +118,9 @@ private:
   const AnalysisLimits *Limits = nullptr;
 
   std::vector<const clang::FunctionDecl *> InProgress; ///< The analysis stack.
+  /// The protocol summaries being made: a member function that calls itself
+  /// on `*this` (or a cycle of them) asks for its own summary while making it.
+  std::vector<const clang::FunctionDecl *> Summarising;
   std::set<const clang::FunctionDecl *> Recursive;
   /// Analysed while a function they (indirectly) call was still in progress:
   /// their summaries are stale once that function's summary settles.

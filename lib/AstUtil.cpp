@@ -272,6 +272,22 @@ struct BodyParents::Body {
   std::unique_ptr<ParentMap> Map;
 };
 
+llvm::SmallVector<const CXXMethodDecl *, 2> genericLambdaInstantiations(const LambdaExpr &L) {
+  llvm::SmallVector<const CXXMethodDecl *, 2> Out;
+  if (const CXXRecordDecl *Class = L.getLambdaClass(); Class && Class->isGenericLambda())
+    if (const FunctionTemplateDecl *Template = Class->getDependentLambdaCallOperator())
+      for (const FunctionDecl *Instance : Template->specializations())
+        if (const auto *Op = dyn_cast<CXXMethodDecl>(Instance))
+          Out.push_back(Op);
+  return Out;
+}
+
+bool isCallOperatorOf(const DeclContext *DC, const LambdaExpr &L) {
+  const auto *Op = dyn_cast_or_null<CXXMethodDecl>(DC);
+  return Op && (Op == L.getCallOperator() ||
+                (Op->getParent() == L.getLambdaClass() && Op->getPrimaryTemplate()));
+}
+
 BodyParents::BodyParents(const FunctionDecl &Function) {
   if (Stmt *Root = Function.getBody())
     Bodies.push_back({&Function, Root, nullptr});
@@ -292,10 +308,8 @@ void addGenericLambdaInstantiations(const Stmt *Root,
     if (!S)
       continue;
     if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
-      if (const CXXRecordDecl *Class = Lambda->getLambdaClass(); Class && Class->isGenericLambda())
-        if (const FunctionTemplateDecl *Template = Class->getDependentLambdaCallOperator())
-          for (const FunctionDecl *Instance : Template->specializations())
-            Out.push_back(Instance);
+      for (const CXXMethodDecl *Instance : genericLambdaInstantiations(*Lambda))
+        Out.push_back(Instance);
     for (const Stmt *Child : S->children())
       Pending.push_back(Child);
   }

@@ -380,14 +380,14 @@ std::optional<Analyzer::ConstructedObject> Analyzer::makeObject(const ValueDecl 
   const Expr *Made = stripWrappers(Holder->getInit());
   std::optional<LambdaCall> Within = lambdaCall(Made);
   if (Within)
-    Made = returnedConstruction(*Within->Lambda->getCallOperator());
+    Made = returnedConstruction(*Within->Operator);
   Made = elementOf(Made, Element);
   if (const auto *Local = Within && Made ? dyn_cast<DeclRefExpr>(Made) : nullptr) {
     const auto *V = dyn_cast<VarDecl>(Local->getDecl());
     Made = V && V->isLocalVarDecl() && !V->isStaticLocal() &&
                    !V->getType()->isReferenceType() &&
-                   V->getDeclContext() == Within->Lambda->getCallOperator() &&
-                   mentionsOf(V, Within->Lambda->getBody()) == 1
+                   V->getDeclContext() == Within->Operator &&
+                   mentionsOf(V, Within->Operator->getBody()) == 1
                ? stripWrappers(V->getInit())
                : nullptr;
   }

@@ -9,6 +9,7 @@
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/InPlaceLambdas.h"
+#include <functional>
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <map>
@@ -37,10 +38,28 @@ bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariable
   return true;
 }
 
-bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
-                      const UnwrittenVariables &Vars, const ASTContext &Ctx,
-                      const ApiIndex &Api) {
-  auto MayBe = [&](const SemaphoreName &W) {
+bool sendMayBeDrained(
+    const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
+    const UnwrittenVariables &Vars, const ASTContext &Ctx, const ApiIndex &Api,
+    llvm::function_ref<std::vector<LambdaCall>(const CXXMethodDecl &)> LambdaCalls) {
+  std::function<bool(const SemaphoreName &, bool)> MayBeAt = [&](const SemaphoreName &W,
+                                                                  bool AtCall) {
+    // A parameter of a lambda the function calls (not one run where it is
+    // written) names what each call passes.
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(W.Root);
+        P && P->getDeclContext() != &Vars.function() && !Vars.ownVariable(P)) {
+      const auto *Op = dyn_cast<CXXMethodDecl>(P->getDeclContext());
+      std::vector<LambdaCall> Calls =
+          Op && LambdaCalls && !AtCall ? LambdaCalls(*Op) : std::vector<LambdaCall>();
+      if (Calls.empty())
+        return true;
+      for (const LambdaCall &C : Calls) {
+        std::optional<SemaphoreName> Passed = semaphoreAtLambdaCall(W, C, Vars);
+        if (!Passed || MayBeAt(*Passed, /*AtCall=*/true))
+          return true;
+      }
+      return false;
+    }
     SemaphoreRelation R = compareSemaphores(Send, W, Vars, Ctx);
     if (R != SemaphoreRelation::Disjoint)
       return R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown;
@@ -56,6 +75,7 @@ bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName
     }
     return true;
   };
+  auto MayBe = [&](const SemaphoreName &W) { return MayBeAt(W, /*AtCall=*/false); };
   for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
     for (const DescriptorUse &U : *Uses) {
       ApiRole Role = Api.roleOf(U.Call->getMethodDecl());
@@ -100,6 +120,15 @@ receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api) {
 }
 
 namespace {
+
+/// Whether \p A ran every call of the lambda \p L (of each instantiation,
+/// for a generic one).
+bool ranEveryCall(const FunctionAnalysis &A, const LambdaExpr &L) {
+  llvm::SmallVector<const CXXMethodDecl *, 2> Instances = genericLambdaInstantiations(L);
+  if (Instances.empty())
+    return A.ranEveryCallOf(*L.getCallOperator());
+  return llvm::all_of(Instances, [&](const CXXMethodDecl *Op) { return A.ranEveryCallOf(*Op); });
+}
 
 /// The variable that holds \p Root: itself, or for a member the one
 /// variable through which the function reaches it (`s` of `s.sem`). Null for
@@ -191,12 +220,17 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     return Found;
   const UnwrittenVariables *Vars = nullptr;
   std::optional<RootMentions> Roots;
+  bool LambdaCopies = false;
   auto Prepare = [&] {
     if (Vars)
       return;
     Vars = &AnalysisCache::current().variables(FD, Api);
-    Roots.emplace(Api, *Vars, followedArguments(A));
+    Roots.emplace(Api, *Vars, followedArguments(A), /*CalledLambdas=*/true);
     Roots->TraverseStmt(FD.getBody());
+    // A copy in a lambda the function only calls is followed where the
+    // analysis ran every call of it: a drain there is among its waits.
+    LambdaCopies = llvm::all_of(Roots->lambdasWithCopies(),
+                                [&](const LambdaExpr *L) { return ranEveryCall(A, *L); });
   };
   // Whether the send semaphore \p Send is the function's to judge: a local
   // of it, or a parameter of a function no other function calls (else a
@@ -205,7 +239,19 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
   auto Judged = [&](const SemaphoreName &Send) {
     // Not a member of `*this`: another member function may drain it.
     return holdingVariable(Send.Root, *Vars) && ownRoot(Send.Root, FD, *Vars, *Roots) &&
-           Roots->onlyInCopies(Send.Root);
+           Roots->onlyInCopies(Send.Root, LambdaCopies);
+  };
+  // The calls of a lambda's call operator, when the function's own code
+  // makes every call of it and the analysis ran each.
+  auto CallsOf = [&](const CXXMethodDecl &Op) {
+    std::vector<LambdaCall> Out;
+    for (const LambdaExpr *L : Roots->lambdasCalled())
+      if (isCallOperatorOf(&Op, *L) && Roots->onlyCalled(L) && !Roots->calledInLambda(L) &&
+          ranEveryCall(A, *L))
+        for (const LambdaCall &C : Roots->callsOf(L))
+          if (C.Operator == &Op)
+            Out.push_back(C);
+    return Out;
   };
   // Whether a caller may drain a parameter's semaphore: whether a function
   // calls this one is a walk of the whole translation unit, asked last, once.
@@ -232,7 +278,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       }
       const Expr *SendArg = copySemaphores(O.Site, Api).Send;
       std::optional<SemaphoreName> Send = SendArg ? semaphoreName(SendArg, *Vars) : std::nullopt;
-      if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api) ||
+      if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api, CallsOf) ||
           CallerMayDrain(*Send)) {
         Provable = false;
         break;
@@ -254,7 +300,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
       bool Provable = true;
       for (const SummarySemaphore &Sem : H.Sends) {
         std::optional<SemaphoreName> Send = semaphoreAtCall(Sem, PC.Args, *Vars, Ctx, PC.within());
-        if (!Send || !Judged(*Send) || sendMayBeDrained(A, 0, *Send, *Vars, Ctx, Api) ||
+        if (!Send || !Judged(*Send) || sendMayBeDrained(A, 0, *Send, *Vars, Ctx, Api, CallsOf) ||
             CallerMayDrain(*Send)) {
           Provable = false;
           break;
@@ -402,7 +448,7 @@ std::optional<LocalCopy> lambdaCopy(const OriginInfo &O, const ApiIndex &Api,
   std::optional<LambdaCall> C = madeLocalCopy(O) ? lambdaCall(O.Site) : std::nullopt;
   if (!C)
     return std::nullopt;
-  return copyAtLambdaCall(returnedConstruction(*C->Lambda->getCallOperator()), *C, Api, Vars,
+  return copyAtLambdaCall(returnedConstruction(*C->Operator), *C, Api, Vars,
                           Ctx);
 }
 
@@ -585,10 +631,29 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     }
     return *RootsMade;
   };
+  // The parents of the body's statements, and of those of the generic
+  // lambdas' instantiations, whose bodies hang below the lambda written here.
   std::optional<ParentMap> PMMade;
+  llvm::DenseMap<const Stmt *, const CXXMethodDecl *> InstanceBodies;
   auto Parents = [&]() -> const ParentMap & {
-    if (!PMMade)
+    if (!PMMade) {
       PMMade.emplace(FD.getBody());
+      llvm::SmallVector<const Stmt *, 32> Pending{FD.getBody()};
+      while (!Pending.empty()) {
+        const Stmt *S = Pending.pop_back_val();
+        if (!S)
+          continue;
+        if (const auto *L = dyn_cast<LambdaExpr>(S))
+          for (const CXXMethodDecl *Op : genericLambdaInstantiations(*L))
+            if (Stmt *Body = Op->getBody(); Body && InstanceBodies.try_emplace(Body, Op).second) {
+              PMMade->addStmt(Body);
+              PMMade->setParent(Body, L);
+              Pending.push_back(Body);
+            }
+        for (const Stmt *Child : S->children())
+          Pending.push_back(Child);
+      }
+    }
     return *PMMade;
   };
   auto Before = [&](const Stmt *X, const Stmt *Y) {
@@ -648,6 +713,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       // In one lambda of the function, at most under `if (flag)` on a bool
       // parameter of it: nothing else decides whether a call makes it.
       const LambdaExpr *L = nullptr;
+      const Stmt *BodyOf = nullptr; // The body of L that holds it.
       const ParmVarDecl *Flag = nullptr;
       bool FlagValue = true;
       const Stmt *Child = U.Call;
@@ -657,6 +723,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           if (L)
             return false; // In a lambda in a lambda.
           L = LE;
+          BodyOf = Child;
           continue;
         }
         if (L || isa<CompoundStmt, ExprWithCleanups, ParenExpr, ImplicitCastExpr>(P))
@@ -673,7 +740,10 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       }
       if (!L || !Parents().getParent(U.Call))
         return false;
-      const CXXMethodDecl *Op = L->getCallOperator();
+      // The operator whose body holds it: a generic lambda's instantiation.
+      const CXXMethodDecl *Op = InstanceBodies.lookup(BodyOf);
+      if (!Op)
+        Op = L->getCallOperator();
       // Every call of it is one the function's own code makes.
       llvm::ArrayRef<LambdaCall> Calls = Roots().callsOf(L);
       if (Calls.empty() || Roots().calledInLambda(L) || !Roots().onlyCalled(L) ||
@@ -696,6 +766,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           Local && Local->getDecl()->getDeclContext() != Op)
         return false;
       for (const LambdaCall &C : Calls) {
+        if (C.Operator != Op)
+          continue; // Another instantiation's call: its own body's events.
         LambdaEvent E;
         E.Call = C.Call;
         E.Use = &U;

@@ -278,11 +278,12 @@ std::optional<LambdaCall> lambdaCall(const Expr *E) {
     if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
         V && V->getInit() && V->hasLocalStorage() && !V->getType()->isReferenceType())
       Lambda = dyn_cast<LambdaExpr>(stripWrappers(V->getInit()));
-  if (!Lambda || Lambda->getCallOperator() != Op)
+  if (!Lambda || !isCallOperatorOf(Op, *Lambda) || !Op->getBody())
     return std::nullopt;
   LambdaCall C;
   C.Call = Call;
   C.Lambda = Lambda;
+  C.Operator = Op;
   C.Args = callArguments(Call);
   return C;
 }
@@ -295,7 +296,7 @@ namespace {
 const Expr *argumentFor(const ValueDecl *D, const LambdaCall &C, const UnwrittenVariables &Vars,
                         bool &IsParameter) {
   const auto *P = dyn_cast_or_null<ParmVarDecl>(D);
-  IsParameter = P && P->getDeclContext() == C.Lambda->getCallOperator();
+  IsParameter = P && P->getDeclContext() == C.Operator;
   if (!IsParameter || !Vars.unwrittenInLambda(P))
     return nullptr;
   unsigned I = P->getFunctionScopeIndex();
@@ -343,7 +344,7 @@ bool rootOutsideLambda(const ValueDecl *Root, const LambdaCall &C) {
   if (!V)
     return Root != nullptr;
   for (const DeclContext *DC = V->getDeclContext(); DC; DC = DC->getParent())
-    if (DC == C.Lambda->getCallOperator())
+    if (DC == C.Operator)
       return false;
   return true;
 }
@@ -416,7 +417,7 @@ std::string spellRoot(const ValueDecl *Root, const Expr *At, const LambdaCall &C
       return Object.empty() ? std::string() : Object + "." + Root->getName().str();
     }
   const auto *P = dyn_cast_or_null<ParmVarDecl>(Root);
-  if (P && P->getDeclContext() == C.Lambda->getCallOperator()) {
+  if (P && P->getDeclContext() == C.Operator) {
     unsigned I = P->getFunctionScopeIndex();
     return I < C.Args.size() ? spelling(C.Args[I], Ctx) : std::string();
   }
@@ -431,7 +432,7 @@ std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &
     return "";
   if (const auto *DRE = dyn_cast<DeclRefExpr>(bareArgument(E))) {
     const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (V && V->getDeclContext() == C.Lambda->getCallOperator()) {
+    if (V && V->getDeclContext() == C.Operator) {
       if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
         unsigned I = P->getFunctionScopeIndex();
         return I < C.Args.size() ? spelling(C.Args[I], Ctx) : std::string();
@@ -496,7 +497,7 @@ std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall
   std::string Text = spelling(E, Ctx);
   if (!Within || Text.empty())
     return Text;
-  LambdaMentions M(Within->Lambda->getCallOperator());
+  LambdaMentions M(Within->Operator);
   M.TraverseStmt(const_cast<Expr *>(E));
   if (M.Locals)
     return "";

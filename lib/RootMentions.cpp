@@ -46,12 +46,16 @@ bool RootMentions::TraverseStmt(Stmt *S) {
 }
 
 bool RootMentions::TraverseLambdaExpr(LambdaExpr *L) {
+  // A generic lambda's code is in the instantiations its calls make.
+  bool Result = true;
   if (InPlace.contains(L))
-    return RecursiveASTVisitor::TraverseLambdaExpr(L);
+    return traverseGenericLambda(*this, L, Result) ? Result
+                                                   : RecursiveASTVisitor::TraverseLambdaExpr(L);
   ++InLambda;
   const LambdaExpr *Outer = Lambda;
   Lambda = L;
-  bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
+  if (!traverseGenericLambda(*this, L, Result))
+    Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
   Lambda = Outer;
   --InLambda;
   return Result;
@@ -220,12 +224,20 @@ void RootMentions::addArguments(const Expr *Copy) {
       Bare = bareArgument(CE->getArg(0));
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Bare);
     const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-    if (!P || P->getDeclContext() != Lambda->getCallOperator())
+    if (!P || !isCallOperatorOf(P->getDeclContext(), *Lambda))
       continue;
     llvm::SmallVector<unsigned, 2> &Params = SemaphoreParameters[Lambda];
     if (!llvm::is_contained(Params, P->getFunctionScopeIndex()))
       Params.push_back(P->getFunctionScopeIndex());
   }
+}
+
+llvm::SmallVector<const LambdaExpr *, 2> RootMentions::lambdasWithCopies() const {
+  llvm::SmallVector<const LambdaExpr *, 2> Out;
+  for (const Mention &M : Mentions)
+    if (M.InLambdaCopy && !llvm::is_contained(Out, M.InLambdaCopy))
+      Out.push_back(M.InLambdaCopy);
+  return Out;
 }
 
 bool RootMentions::onlyCalled(const LambdaExpr *L) const {

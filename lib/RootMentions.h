@@ -79,6 +79,16 @@ public:
   }
   /// Whether code in a lambda calls \p L (with CalledLambdas).
   bool calledInLambda(const clang::LambdaExpr *L) const { return CalledInLambdas.contains(L); }
+  /// The lambdas whose calls the function's own code makes (with CalledLambdas).
+  llvm::SmallVector<const clang::LambdaExpr *, 2> lambdasCalled() const {
+    llvm::SmallVector<const clang::LambdaExpr *, 2> Out;
+    for (const auto &[L, Made] : Calls)
+      Out.push_back(L);
+    return Out;
+  }
+  /// The lambdas whose copies (or calls) hold a mention (with
+  /// CalledLambdas): those onlyInCopies may count with LambdaCopies.
+  llvm::SmallVector<const clang::LambdaExpr *, 2> lambdasWithCopies() const;
 
 private:
   struct Mention {

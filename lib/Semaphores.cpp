@@ -42,10 +42,15 @@ public:
   bool TraverseLambdaExpr(LambdaExpr *L) {
     // One that runs where it is written is the function's own code.
     bool Lambda = !InPlace.contains(L);
-    if (!Lambda && LambdaDepth == 0)
+    if (!Lambda && LambdaDepth == 0) {
       OwnLambdas.insert(L->getCallOperator());
+      for (const CXXMethodDecl *Op : genericLambdaInstantiations(*L))
+        OwnLambdas.insert(Op);
+    }
     LambdaDepth += Lambda;
-    bool Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    bool Result = true;
+    if (!traverseGenericLambda(*this, L, Result))
+      Result = RecursiveASTVisitor::TraverseLambdaExpr(L);
     LambdaDepth -= Lambda;
     return Result;
   }
@@ -54,7 +59,7 @@ public:
     // `[&](int s) { ... }(slot)`: each parameter holds its argument (kept
     // for the lambdas that run in place, OwnLambdas).
     if (std::optional<LambdaCall> C = lambdaCall(Call)) {
-      const CXXMethodDecl *CallOp = C->Lambda->getCallOperator();
+      const CXXMethodDecl *CallOp = C->Operator;
       for (unsigned I = 0; I < CallOp->getNumParams() && I < C->Args.size(); ++I)
         ParameterArguments[CallOp->getParamDecl(I)] = C->Args[I];
     }

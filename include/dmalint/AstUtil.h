@@ -3,7 +3,10 @@
 #define DMALINT_ASTUTIL_H
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallVector.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +69,36 @@ const clang::Expr *returnedConstruction(const clang::FunctionDecl &FD);
 /// True when \p S sits in a template pattern (code that is never run as
 /// written; only its instantiations are analysed).
 bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);
+
+/// The instantiations of the call operator of \p L when it is a generic
+/// lambda (`[&](auto x) { ... }`): bodies of their own, the code that runs
+/// at its calls (the pattern's body, with dependent types, never runs).
+/// Empty for any other lambda.
+llvm::SmallVector<const clang::CXXMethodDecl *, 2>
+genericLambdaInstantiations(const clang::LambdaExpr &L);
+
+/// Whether \p DC is the call operator of \p L, or an instantiation of it.
+bool isCallOperatorOf(const clang::DeclContext *DC, const clang::LambdaExpr &L);
+
+/// For a RecursiveASTVisitor \p V: walks a generic lambda as the code that
+/// runs, its explicit captures and the bodies of the instantiations of its
+/// call operator, in place of its pattern. False (nothing walked) for any
+/// other lambda.
+template <typename Visitor>
+bool traverseGenericLambda(Visitor &V, clang::LambdaExpr *L, bool &Result) {
+  if (!L->getLambdaClass() || !L->getLambdaClass()->isGenericLambda())
+    return false;
+  Result = true;
+  for (unsigned I = 0, N = L->capture_size(); I != N && Result; ++I) {
+    const clang::LambdaCapture *C = L->capture_begin() + I;
+    if (C->isExplicit())
+      Result = V.TraverseLambdaCapture(L, C, L->capture_init_begin()[I]);
+  }
+  for (const clang::CXXMethodDecl *Op : genericLambdaInstantiations(*L))
+    if (Result && Op->getBody())
+      Result = V.TraverseStmt(Op->getBody());
+  return true;
+}
 
 /// The parents of the statements of one function's body: clang's ParentMap
 /// of that body, built on first use. The translation unit's parent map

@@ -97,10 +97,15 @@ bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariable
 /// Whether some wait of the function of \p A (its own, on any path, or one
 /// of the helpers it calls) may take what a remote copy signals on its send
 /// semaphore \p Send: a wait of the copy \p D itself (0: none) but
-/// wait_recv, or a wait on a semaphore that may be \p Send.
-bool sendMayBeDrained(const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
-                      const UnwrittenVariables &Vars, const clang::ASTContext &Ctx,
-                      const ApiIndex &Api);
+/// wait_recv, or a wait on a semaphore that may be \p Send. A wait in a
+/// lambda the function calls, on a semaphore parameter of the lambda, waits
+/// what each call passes: \p LambdaCalls gives the calls of a call operator
+/// when the function's own code makes every call of it (none: any semaphore).
+bool sendMayBeDrained(
+    const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
+    const UnwrittenVariables &Vars, const clang::ASTContext &Ctx, const ApiIndex &Api,
+    llvm::function_ref<std::vector<LambdaCall>(const clang::CXXMethodDecl &)> LambdaCalls =
+        nullptr);
 
 /// The arguments of the helper calls of \p A at parameters whose semaphores
 /// the helper's summary follows: mentions there are followed.

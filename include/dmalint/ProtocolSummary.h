@@ -218,6 +218,10 @@ bool placeholderAtCall(const HelperWait &W, llvm::ArrayRef<const clang::Expr *> 
 struct LambdaCall {
   const clang::CallExpr *Call = nullptr;
   const clang::LambdaExpr *Lambda = nullptr;
+  /// The call operator the call runs: the lambda's, or for a generic lambda
+  /// the instantiation the call makes (whose parameters and body hold what
+  /// the call's arguments give).
+  const clang::CXXMethodDecl *Operator = nullptr;
   llvm::SmallVector<const clang::Expr *, 4> Args; ///< In parameter order.
 };
 

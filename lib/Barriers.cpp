@@ -168,6 +168,10 @@ public:
 
   Value eval(const Expr *E) { return eval(E, TopFrame, 0); }
   Value deviceId(const Expr *E) { return deviceId(E, TopFrame, 0); }
+  /// The locals of \p CallOperator (a lambda whose barrier calls are
+  /// counted) are followed as the function's: one value in each call. Its
+  /// parameters are not (a call may pass each device another value).
+  void countLambda(const CXXMethodDecl &CallOperator) { CountedLambdas.insert(&CallOperator); }
 
   /// The loop \p For as a counted loop, if it is one.
   const std::optional<LoopInfo> &loop(const ForStmt *For) {
@@ -236,6 +240,7 @@ private:
   const ApiIndex &Api;
   const ParentMap &PM;
   AtomTable &Atoms;
+  llvm::SmallPtrSet<const DeclContext *, 2> CountedLambdas; ///< See countLambda.
   Frame TopFrame;
   llvm::DenseMap<const ForStmt *, std::optional<LoopInfo>> Loops;
   std::map<std::tuple<const void *, std::string, unsigned, int64_t, int64_t, const void *>,
@@ -367,7 +372,9 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
       return eval(V->getInit(), F, Depth + 1);
     return {};
   }
-  if (!F.Vars->ownVariable(V))
+  bool InCountedLambda = F.Top && !isa<ParmVarDecl>(V) &&
+                         CountedLambdas.contains(V->getDeclContext());
+  if (!F.Vars->ownVariable(V) && !InCountedLambda)
     return {}; // A lambda's or a block's variable (not one that runs in place).
   if (const auto *Param = dyn_cast<ParmVarDecl>(V)) {
     // A parameter of the judged function is an atom; a helper's is bound.
@@ -386,7 +393,8 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
     return {};
   // Unwritten, or const: a device id passed by reference to a signal is
   // not a write, but UnwrittenVariables cannot tell.
-  if ((F.Vars->unwritten(V) || V->getType().isConstQualified()) && V->getInit()) {
+  bool Unwritten = F.Vars->unwritten(V) || (InCountedLambda && F.Vars->unwrittenInLambda(V));
+  if ((Unwritten || V->getType().isConstQualified()) && V->getInit()) {
     Value Init = V->getType()->isIntegralOrEnumerationType() || V->getType()->isPointerType()
                      ? eval(V->getInit(), F, Depth + 1)
                      : deviceId(V->getInit(), F, Depth + 1);
@@ -904,6 +912,8 @@ struct BarrierCall {
   bool Signal = false;
   const SemaphoreCallUse *Use = nullptr;
   bool InLambda = false;
+  /// The lambda it is in, when in one (not in place) that is in none.
+  const LambdaExpr *Lambda = nullptr;
   const Expr *SemaphoreArg = nullptr;
   std::optional<SemaphoreName> Name;
 };
@@ -925,9 +935,48 @@ public:
     // knows no lambda on the way).
     bool Lambda = !InPlace.contains(L);
     InLambda += Lambda;
+    if (Lambda)
+      Lambdas.push_back(L);
     bool Result = Base::TraverseLambdaExpr(L);
+    if (Lambda)
+      Lambdas.pop_back();
     InLambda -= Lambda;
     return Result;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
+    // Visited before its callee: `barrier()` of a local lambda.
+    if (Call->getOperator() == OO_Call && Call->getNumArgs() > 0 && InLambda == 0)
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts()))
+        Callees.insert(DRE);
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (const Expr *Init = V->getInit())
+      if (const auto *L = dyn_cast<LambdaExpr>(stripWrappers(Init)))
+        Holders[L] = V->getCanonicalDecl();
+    return true;
+  }
+
+  /// The lambdas a local of the function (\p FD) holds and the function's
+  /// own code (no lambda's) only calls, at least once, and in no other
+  /// lambda: the barrier calls in one are the function's own code at each
+  /// call, so a region in its body is counted (each call runs it whole);
+  /// one it would cut is not (RegionCounter knows no lambda on the way).
+  llvm::SmallPtrSet<const LambdaExpr *, 2> onlyCalledLambdas(const FunctionDecl &FD) const {
+    llvm::SmallPtrSet<const LambdaExpr *, 2> Out;
+    for (const BarrierCall &C : Calls) {
+      const VarDecl *Holder = C.Lambda ? Holders.lookup(C.Lambda) : nullptr;
+      // A generic one's pattern hides the calls whose arguments depend on
+      // its parameters.
+      if (!Holder || C.Lambda->getLambdaClass()->isGenericLambda() || Holder->getDeclContext() != &FD || !Holder->isLocalVarDecl() ||
+          Holder->isStaticLocal() || Holder->getType()->isReferenceType())
+        continue;
+      auto It = Mentions.find(Holder);
+      if (It != Mentions.end() && !It->second.empty() &&
+          llvm::all_of(It->second, [&](const DeclRefExpr *M) { return Callees.contains(M); }))
+        Out.insert(C.Lambda);
+    }
+    return Out;
   }
   bool VisitCallExpr(CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
@@ -945,10 +994,11 @@ public:
       Called.insert(Callee);
       return true;
     }
+    const LambdaExpr *Within = InLambda == 1 ? Lambdas.back() : nullptr;
     if (const SemaphoreCallUse *Use = Api.semaphoreSignalOf(Callee))
-      Calls.push_back({Call, true, Use, InLambda > 0});
+      Calls.push_back({Call, true, Use, InLambda > 0, Within});
     else if (const SemaphoreCallUse *Use = Api.semaphoreWaitOf(Callee))
-      Calls.push_back({Call, false, Use, InLambda > 0});
+      Calls.push_back({Call, false, Use, InLambda > 0, Within});
     else if (Api.axisQueryOf(Callee) != AxisQuery::None)
       AxisQueries.push_back(Call);
     else
@@ -975,12 +1025,18 @@ public:
   /// The mentions of members (`s.barrier`).
   llvm::DenseMap<const FieldDecl *, std::vector<const MemberExpr *>> FieldMentions;
   bool HasGoto = false;
+  /// The lambdas whose barrier calls are counted (onlyCalledLambdas).
+  llvm::SmallPtrSet<const LambdaExpr *, 2> Counted;
 
 private:
   const ApiIndex &Api;
   const ASTContext &Ctx;
   unsigned InLambda = 0;
   llvm::SmallPtrSet<const LambdaExpr *, 4> InPlace, NeverRun;
+  llvm::SmallVector<const LambdaExpr *, 2> Lambdas; ///< The walk's, innermost last.
+  llvm::DenseMap<const LambdaExpr *, const VarDecl *> Holders;
+  /// Callees of calls in the function's own code (`barrier` of `barrier()`).
+  llvm::DenseSet<const DeclRefExpr *> Callees;
 };
 
 /// The axis queries of the functions a function calls, directly or not
@@ -1325,7 +1381,10 @@ public:
       : Ctx(Ctx), Api(Api), CallerMayUse(CallerMayUse), Scan(Scan),
         Vars(AnalysisCache::current().variables(FD, Api)),
         PM(const_cast<Stmt *>(FD.getBody())), Atoms(std::make_shared<AtomTable>()),
-        Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {}
+        Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {
+    for (const LambdaExpr *L : Scan.Counted)
+      Eval.countLambda(*L->getCallOperator());
+  }
 
   std::vector<BarrierBalance> run();
   bool askedCaller() const { return AskedCaller; }
@@ -1701,6 +1760,10 @@ std::vector<BarrierBalance> barrierBalances(const FunctionDecl &FD, ASTContext &
     return {};
   barriers::BodyScan Scan(Api, Ctx);
   Scan.TraverseStmt(FD.getBody());
+  Scan.Counted = Scan.onlyCalledLambdas(FD);
+  for (barriers::BarrierCall &C : Scan.Calls)
+    if (C.Lambda && Scan.Counted.contains(C.Lambda))
+      C.InLambda = false;
   // A region ends at a wait; one in a lambda leaves its semaphore unjudged.
   if (llvm::none_of(Scan.Calls,
                     [](const barriers::BarrierCall &C) { return !C.Signal && !C.InLambda; }))

@@ -135,7 +135,7 @@ bool ranEveryCall(const FunctionAnalysis &A, const LambdaExpr &L) {
 /// a member of `*this` and where the function reaches a member otherwise.
 const VarDecl *holdingVariable(const ValueDecl *Root, const UnwrittenVariables &Vars) {
   if (const auto *F = dyn_cast_or_null<FieldDecl>(Root))
-    return dyn_cast_or_null<VarDecl>(Vars.fieldBase(F));
+    return Vars.holdingVariable(F);
   return dyn_cast_or_null<VarDecl>(Root);
 }
 
@@ -178,6 +178,11 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
              const RootMentions &Roots) {
   if (const auto *F = dyn_cast_or_null<FieldDecl>(Root)) {
     const Decl *Base = Vars.fieldBase(F);
+    // A member of a member of a parameter (`s.kv.sem`): as the parameter.
+    if (isa_and_nonnull<FieldDecl>(Base)) {
+      const auto *P = dyn_cast_or_null<ParmVarDecl>(Vars.holdingVariable(F));
+      return P && ownRoot(P, FD, Vars, Roots) && !Vars.mentionedWhole(P);
+    }
     const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
     // A member of the object that only the member functions it calls name.
     if (!Base && !Vars.namesField(F) && MD &&

@@ -144,6 +144,13 @@ bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
     addMention(F, ME);
   } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Base); DRE && isa<VarDecl>(DRE->getDecl())) {
     addMention(F, ME);
+  } else if (isa<MemberExpr>(Base)) {
+    // A member of a member of a variable (`s.kv.sem`).
+    const Expr *Object = Base;
+    for (unsigned Depth = 0; isa<MemberExpr>(Object) && Depth < 4; ++Depth)
+      Object = cast<MemberExpr>(Object)->getBase()->IgnoreParenImpCasts();
+    if (const auto *Var = dyn_cast<DeclRefExpr>(Object); Var && isa<VarDecl>(Var->getDecl()))
+      addMention(F, ME);
   }
   return true;
 }

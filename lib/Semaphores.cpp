@@ -111,8 +111,8 @@ public:
       markLoadsRead(Semantic);
     return true;
   }
-  /// A member of `*this` or of a variable (`s.buf`): which object, and
-  /// whether the mention reads it.
+  /// A member of `*this`, of a variable (`s.buf`) or of a member of one
+  /// (`s.kv.buf`): which object, and whether the mention reads it.
   bool VisitMemberExpr(MemberExpr *ME) {
     const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
     if (!F)
@@ -123,6 +123,11 @@ public:
       Of = This;
     else if (const auto *DRE = dyn_cast<DeclRefExpr>(Base))
       Of = dyn_cast<VarDecl>(DRE->getDecl());
+    else if (const auto *Outer = dyn_cast<MemberExpr>(Base);
+             Outer && isa<FieldDecl>(Outer->getMemberDecl())) {
+      Of = Outer->getMemberDecl();
+      ChainBases[ME] = Outer;
+    }
     FieldMentions.push_back({ME, F->getCanonicalDecl(), Of ? Of->getCanonicalDecl() : nullptr});
     if (const auto *DRE = dyn_cast<DeclRefExpr>(Base))
       MemberBases[DRE] = ME;
@@ -152,6 +157,15 @@ public:
     }
     for (const VarDecl *V : Escaped)
       Assigned.erase(V);
+    // A member reached to read a member of it (`s.kv` of `s.kv.sem`) is
+    // read. Outer members come first (the walk visits a member before its
+    // base).
+    for (const auto &[ME, F, Of] : FieldMentions)
+      if (const MemberExpr *Inner = ChainBases.lookup(ME)) {
+        ChainInner.insert(Inner);
+        if (Reads.contains(ME))
+          Reads.insert(Inner);
+      }
     // A variable named only to read its members (`s.sem`, `s.buf.at(i)`),
     // and one named other than to reach a member.
     llvm::DenseSet<const VarDecl *> Other;
@@ -165,6 +179,10 @@ public:
     for (auto &[DRE, V] : Mentions)
       if (!Other.contains(V))
         ReadThroughMembers.insert(V);
+    // A member named other than to reach a member of it (`helper(s.kv)`).
+    for (const auto &[ME, F, Of] : FieldMentions)
+      if (!ChainInner.contains(ME))
+        FieldsNamedWhole.insert(F);
     // A member names one object when the function reaches it through one
     // base only and never writes it.
     for (const auto &[ME, F, Of] : FieldMentions) {
@@ -179,6 +197,12 @@ public:
   llvm::DenseSet<const VarDecl *> ReadThroughMembers, NamedWhole;
   llvm::DenseMap<const DeclRefExpr *, const MemberExpr *> MemberBases;
   llvm::DenseMap<const FieldDecl *, const Decl *> FieldBases;
+  /// Members named other than to reach a member of theirs.
+  llvm::DenseSet<const FieldDecl *> FieldsNamedWhole;
+  /// The member each member of a member is reached through (`s.kv` of
+  /// `s.kv.sem`), and those reached so.
+  llvm::DenseMap<const MemberExpr *, const MemberExpr *> ChainBases;
+  llvm::DenseSet<const MemberExpr *> ChainInner;
 
 private:
   void markAssigned(const Expr *E) {
@@ -434,6 +458,19 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
     if (!F)
       return std::nullopt;
     const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+    if (isa<MemberExpr>(Base)) {
+      // A member of a member of a parameter (`s.kv.sem` of `const Scratch
+      // &s`), each member on the way reached through that path only.
+      const VarDecl *V = Vars.holdingVariable(F);
+      const Expr *Object = Base;
+      for (unsigned Depth = 0; isa<MemberExpr>(Object) && Depth < 4; ++Depth)
+        Object = cast<MemberExpr>(Object)->getBase()->IgnoreParenImpCasts();
+      const auto *DRE = dyn_cast<DeclRefExpr>(Object);
+      if (!V || !isa<ParmVarDecl>(V) || !DRE ||
+          DRE->getDecl()->getCanonicalDecl() != V->getCanonicalDecl())
+        return std::nullopt;
+      return NameRoot{canonical(F), nullptr};
+    }
     if (!isa<CXXThisExpr>(Base)) {
       const auto *DRE = dyn_cast<DeclRefExpr>(Base);
       const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
@@ -623,6 +660,7 @@ UnwrittenVariables::UnwrittenVariables(const FunctionDecl &FD, const ApiIndex &A
   FieldBases = std::move(Finder.FieldBases);
   ReadThroughMembers = std::move(Finder.ReadThroughMembers);
   NamedWhole = std::move(Finder.NamedWhole);
+  FieldsNamedWhole = std::move(Finder.FieldsNamedWhole);
   for (auto &[V, Writes] : Finder.Assigned)
     if (ownVariable(V) && !V->isStaticLocal() &&
         V->getType()->isIntegralOrEnumerationType() && !V->getType().isVolatileQualified())
@@ -676,6 +714,18 @@ bool UnwrittenVariables::steadyAt(const DeclRefExpr *DRE) const {
 
 bool UnwrittenVariables::ownVariable(const VarDecl *V) const {
   return V->getDeclContext() == &FD || OwnLambdas.contains(V->getDeclContext());
+}
+
+const VarDecl *UnwrittenVariables::holdingVariable(const FieldDecl *F) const {
+  for (unsigned Depth = 0; F && Depth < 4; ++Depth) {
+    const Decl *Base = fieldBase(F);
+    if (const auto *V = dyn_cast_or_null<VarDecl>(Base))
+      return V;
+    F = dyn_cast_or_null<FieldDecl>(Base);
+    if (F && mentionedWhole(F))
+      return nullptr;
+  }
+  return nullptr;
 }
 
 bool UnwrittenVariables::unwritten(const VarDecl *V) const {

@@ -107,8 +107,9 @@ public:
   bool ownVariable(const clang::VarDecl *V) const;
 
   /// The one object through which the function (lambdas included) reaches
-  /// the member \p F, when it only reads it: a variable (`s` of `s.buf`), or
-  /// the function itself for `*this`. Null when it reaches F through two
+  /// the member \p F, when it only reads it: a variable (`s` of `s.buf`),
+  /// the function itself for `*this`, or a member (`kv` of `s.kv.buf`, whose
+  /// own object this answers in turn). Null when it reaches F through two
   /// objects, through another expression (`v[i].buf`), writes it, or never
   /// names it.
   const clang::Decl *fieldBase(const clang::FieldDecl *F) const {
@@ -125,6 +126,17 @@ public:
   bool mentionedWhole(const clang::VarDecl *V) const {
     return V && NamedWhole.contains(V->getCanonicalDecl());
   }
+  /// Whether the function (lambdas included) names the member \p F other
+  /// than to reach a member of it (`helper(s.kv)`, not `s.kv.sem`).
+  bool mentionedWhole(const clang::FieldDecl *F) const {
+    return F && FieldsNamedWhole.contains(F->getCanonicalDecl());
+  }
+  /// The variable through which the function reaches the member \p F, member
+  /// by member (`s` of `s.kv.buf` for buf), when each member on the way is
+  /// reached through one object only and named only to reach the next:
+  /// fieldBase's answer followed up to a variable. Null for `*this` and
+  /// wherever fieldBase is null.
+  const clang::VarDecl *holdingVariable(const clang::FieldDecl *F) const;
   /// Whether the function (lambdas included) names the member \p F at all.
   bool namesField(const clang::FieldDecl *F) const {
     return F && FieldBases.count(F->getCanonicalDecl());
@@ -147,6 +159,7 @@ private:
   llvm::DenseMap<const clang::FieldDecl *, const clang::Decl *> FieldBases; ///< See fieldBase.
   llvm::DenseSet<const clang::VarDecl *> ReadThroughMembers; ///< See readThroughMembers.
   llvm::DenseSet<const clang::VarDecl *> NamedWhole;         ///< See mentionedWhole.
+  llvm::DenseSet<const clang::FieldDecl *> FieldsNamedWhole; ///< See mentionedWhole.
   /// Set by steadyUntil: the variables steady in its window, and the window.
   llvm::DenseSet<const clang::VarDecl *> Steady;
   clang::SourceLocation WindowBegin, WindowEnd;

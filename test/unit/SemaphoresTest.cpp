@@ -436,3 +436,61 @@ TEST(Semaphores, AMemberOfALocalStructNamesWhatInitialisedIt) {
 }
 
 } // namespace
+
+TEST(Semaphores, AMemberOfAMemberIsHeldByTheParameterOnlyAlongOnePath) {
+  auto AST = dmalint::test::parseKernel(
+      "struct Slot { Ref<float> buf; DmaSemaphore sem; };\n"
+      "struct Stages { Slot kv, q; };\n"
+      "struct Other { Slot kv; };\n"
+      "void use(const Slot &s);\n"
+      "void k(const Stages &p, const Stages &r, const Other &o) {\n"
+      "  make_async_copy(p.kv.buf, p.kv.buf, p.kv.sem).wait();\n"
+      "  make_async_copy(r.q.buf, r.q.buf, r.q.sem).wait();\n"
+      "  use(o.kv);\n"
+      "}");
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  ASSERT_TRUE(K);
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  auto Field = [&](const char *Record, const char *Name) {
+    return dmalint::test::findOne<FieldDecl>(
+        *AST, fieldDecl(hasName(Name), hasParent(cxxRecordDecl(hasName(Record)))));
+  };
+  auto Param = [&](const char *Name) {
+    return dmalint::test::findOne<ParmVarDecl>(*AST, parmVarDecl(hasName(Name)));
+  };
+  // Slot::sem is reached through Stages::kv (p.kv.sem) and Stages::q
+  // (r.q.sem): two objects, no holder.
+  EXPECT_EQ(Vars.fieldBase(Field("Slot", "sem")), nullptr);
+  EXPECT_EQ(Vars.holdingVariable(Field("Slot", "sem")), nullptr);
+  // Stages::kv only through p, only to read a member of it.
+  EXPECT_EQ(Vars.fieldBase(Field("Stages", "kv")), Param("p"));
+  EXPECT_FALSE(Vars.mentionedWhole(Field("Stages", "kv")));
+  EXPECT_TRUE(Vars.readThroughMembers(Param("p")));
+  // Other::kv is handed whole to use().
+  EXPECT_TRUE(Vars.mentionedWhole(Field("Other", "kv")));
+}
+
+TEST(Semaphores, AMemberOfAMemberOfAParameterIsNamed) {
+  auto AST = dmalint::test::parseKernel(
+      "struct Slot { Ref<float> buf; DmaSemaphore sem; };\n"
+      "struct Stages { Slot kv, q; };\n"
+      "void k(const Stages &p, int slot) {\n"
+      "  make_async_copy(p.kv.buf, p.kv.buf.at(slot), p.kv.sem).wait();\n"
+      "  make_async_copy(p.kv.buf, p.kv.buf.at(1 - slot), p.kv.sem).wait();\n"
+      "}");
+  ASTContext &Ctx = AST->getASTContext();
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  std::vector<const CallExpr *> Calls = copiesInOrder(Ctx);
+  ASSERT_TRUE(K);
+  ASSERT_EQ(Calls.size(), 2u);
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  std::optional<dmalint::SemaphoreName> A =
+      dmalint::semaphoreName(dmalint::copySemaphores(Calls[0], builtinApi()).Receive, Vars);
+  std::optional<dmalint::SemaphoreName> B =
+      dmalint::semaphoreName(dmalint::copySemaphores(Calls[1], builtinApi()).Receive, Vars);
+  ASSERT_TRUE(A && B);
+  EXPECT_EQ(A->Root, dmalint::test::findOne<FieldDecl>(*AST, fieldDecl(hasName("sem"))));
+  EXPECT_EQ(dmalint::compareSemaphores(*A, *B, Vars, Ctx), SemaphoreRelation::Same);
+  EXPECT_EQ(Vars.holdingVariable(cast<FieldDecl>(A->Root)),
+            dmalint::test::findOne<ParmVarDecl>(*AST, parmVarDecl(hasName("p"))));
+}

@@ -297,11 +297,12 @@ BodyParents::~BodyParents() = default;
 
 namespace {
 
-/// Appends to \p Out the instantiations of the call operators of the
-/// generic lambdas written in \p Root (not in a nested instantiation:
-/// the caller walks each of those in turn).
-void addGenericLambdaInstantiations(const Stmt *Root,
-                                    llvm::SmallVectorImpl<const FunctionDecl *> &Out) {
+} // namespace
+
+void forEachGenericLambdaInstantiation(
+    const Stmt *Root,
+    llvm::function_ref<void(const LambdaExpr &, const CXXMethodDecl &)> Each) {
+  llvm::DenseSet<const Stmt *> Seen;
   llvm::SmallVector<const Stmt *, 32> Pending{Root};
   while (!Pending.empty()) {
     const Stmt *S = Pending.pop_back_val();
@@ -309,13 +310,14 @@ void addGenericLambdaInstantiations(const Stmt *Root,
       continue;
     if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
       for (const CXXMethodDecl *Instance : genericLambdaInstantiations(*Lambda))
-        Out.push_back(Instance);
+        if (const Stmt *Body = Instance->getBody(); Body && Seen.insert(Body).second) {
+          Each(*Lambda, *Instance);
+          Pending.push_back(Body);
+        }
     for (const Stmt *Child : S->children())
       Pending.push_back(Child);
   }
 }
-
-} // namespace
 
 BodyParents::Body *BodyParents::bodyOf(const Stmt &S) {
   for (size_t I = 0;; ++I) {
@@ -325,14 +327,10 @@ BodyParents::Body *BodyParents::bodyOf(const Stmt &S) {
       if (InstantiationsAdded || Bodies.empty())
         return nullptr;
       InstantiationsAdded = true;
-      llvm::DenseSet<const Stmt *> Seen;
-      for (size_t Walked = 0; Walked < Bodies.size(); ++Walked) {
-        llvm::SmallVector<const FunctionDecl *, 4> Found;
-        addGenericLambdaInstantiations(Bodies[Walked].Root, Found);
-        for (const FunctionDecl *Instance : Found)
-          if (Stmt *Root = Instance->getBody(); Root && Seen.insert(Root).second)
-            Bodies.push_back({Instance, Root, nullptr});
-      }
+      forEachGenericLambdaInstantiation(
+          Bodies.front().Root, [&](const LambdaExpr &, const CXXMethodDecl &Instance) {
+            Bodies.push_back({&Instance, Instance.getBody(), nullptr});
+          });
       if (I == Bodies.size())
         return nullptr;
     }

@@ -643,21 +643,12 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   auto Parents = [&]() -> const ParentMap & {
     if (!PMMade) {
       PMMade.emplace(FD.getBody());
-      llvm::SmallVector<const Stmt *, 32> Pending{FD.getBody()};
-      while (!Pending.empty()) {
-        const Stmt *S = Pending.pop_back_val();
-        if (!S)
-          continue;
-        if (const auto *L = dyn_cast<LambdaExpr>(S))
-          for (const CXXMethodDecl *Op : genericLambdaInstantiations(*L))
-            if (Stmt *Body = Op->getBody(); Body && InstanceBodies.try_emplace(Body, Op).second) {
-              PMMade->addStmt(Body);
-              PMMade->setParent(Body, L);
-              Pending.push_back(Body);
-            }
-        for (const Stmt *Child : S->children())
-          Pending.push_back(Child);
-      }
+      forEachGenericLambdaInstantiation(
+          FD.getBody(), [&](const LambdaExpr &L, const CXXMethodDecl &Op) {
+            InstanceBodies[Op.getBody()] = &Op;
+            PMMade->addStmt(Op.getBody());
+            PMMade->setParent(Op.getBody(), &L);
+          });
     }
     return *PMMade;
   };

@@ -6,6 +6,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
 #include <string>
@@ -76,6 +77,13 @@ bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);
 /// Empty for any other lambda.
 llvm::SmallVector<const clang::CXXMethodDecl *, 2>
 genericLambdaInstantiations(const clang::LambdaExpr &L);
+
+/// Calls \p Each with every generic lambda written in \p Root, or in the body
+/// of an instantiation found so, and each instantiation of its call
+/// operator (once per body).
+void forEachGenericLambdaInstantiation(
+    const clang::Stmt *Root,
+    llvm::function_ref<void(const clang::LambdaExpr &, const clang::CXXMethodDecl &)> Each);
 
 /// Whether \p DC is the call operator of \p L, or an instantiation of it.
 bool isCallOperatorOf(const clang::DeclContext *DC, const clang::LambdaExpr &L);

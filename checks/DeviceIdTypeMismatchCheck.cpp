@@ -2,6 +2,7 @@
 #include "DeviceIdTypeMismatchCheck.h"
 #include "dmalint/Arguments.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -30,9 +31,14 @@ static std::optional<FixItHint> logicalIdFix(const DeviceIdShape &Shape,
   std::string Element = spelling(List->getInit(0), Ctx);
   if (Element.empty())
     return std::nullopt;
-  // The braces are the construction's own when a type name precedes them.
-  const auto *Construct = cast<CXXConstructExpr>(Shape.Construction);
-  bool Named = Construct->isListInitialization() && Construct->getBeginLoc() != LBrace;
+  // The braces are the construction's own when a type name precedes them
+  // (`DeviceId{peer}`, not `f(x, {peer})` or `DeviceId({peer})`): asked of
+  // the text, since a template's instantiation (a generic lambda's body)
+  // rebuilds the construction without its list initialisation.
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto [File, Offset] = SM.getDecomposedLoc(LBrace);
+  StringRef Text = SM.getBufferData(File).substr(0, Offset).rtrim();
+  bool Named = !Text.empty() && (isAsciiIdentifierContinue(Text.back()) || Text.back() == '>');
   return FixItHint::CreateReplacement(CharSourceRange::getTokenRange(LBrace, RBrace),
                                       Named ? "(" + Element + ")" : Element);
 }

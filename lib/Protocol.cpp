@@ -9,7 +9,6 @@
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/InPlaceLambdas.h"
-#include <functional>
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <map>
@@ -42,24 +41,9 @@ bool sendMayBeDrained(
     const FunctionAnalysis &A, OriginId D, const SemaphoreName &Send,
     const UnwrittenVariables &Vars, const ASTContext &Ctx, const ApiIndex &Api,
     llvm::function_ref<std::vector<LambdaCall>(const CXXMethodDecl &)> LambdaCalls) {
-  std::function<bool(const SemaphoreName &, bool)> MayBeAt = [&](const SemaphoreName &W,
-                                                                  bool AtCall) {
-    // A parameter of a lambda the function calls (not one run where it is
-    // written) names what each call passes.
-    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(W.Root);
-        P && P->getDeclContext() != &Vars.function() && !Vars.ownVariable(P)) {
-      const auto *Op = dyn_cast<CXXMethodDecl>(P->getDeclContext());
-      std::vector<LambdaCall> Calls =
-          Op && LambdaCalls && !AtCall ? LambdaCalls(*Op) : std::vector<LambdaCall>();
-      if (Calls.empty())
-        return true;
-      for (const LambdaCall &C : Calls) {
-        std::optional<SemaphoreName> Passed = semaphoreAtLambdaCall(W, C, Vars);
-        if (!Passed || MayBeAt(*Passed, /*AtCall=*/true))
-          return true;
-      }
-      return false;
-    }
+  // Whether a wait on \p W, a semaphore of the function's own, may drain
+  // \p Send.
+  auto Drains = [&](const SemaphoreName &W) {
     SemaphoreRelation R = compareSemaphores(Send, W, Vars, Ctx);
     if (R != SemaphoreRelation::Disjoint)
       return R == SemaphoreRelation::Same || R == SemaphoreRelation::Unknown;
@@ -75,7 +59,31 @@ bool sendMayBeDrained(
     }
     return true;
   };
-  auto MayBe = [&](const SemaphoreName &W) { return MayBeAt(W, /*AtCall=*/false); };
+  // The lambda whose parameter roots \p W (a lambda the function calls, not
+  // one run where it is written).
+  auto LambdaOfParameter = [&](const SemaphoreName &W) -> const DeclContext * {
+    const auto *P = dyn_cast_or_null<ParmVarDecl>(W.Root);
+    if (!P || P->getDeclContext() == &Vars.function() || Vars.ownVariable(P))
+      return nullptr;
+    return P->getDeclContext();
+  };
+  auto MayBe = [&](const SemaphoreName &W) {
+    const DeclContext *Lambda = LambdaOfParameter(W);
+    if (!Lambda)
+      return Drains(W);
+    // A lambda's parameter names what each call passes. What a call passes
+    // that is again a lambda's parameter is not followed further.
+    const auto *Op = dyn_cast<CXXMethodDecl>(Lambda);
+    std::vector<LambdaCall> Calls = Op && LambdaCalls ? LambdaCalls(*Op) : std::vector<LambdaCall>();
+    if (Calls.empty())
+      return true;
+    for (const LambdaCall &C : Calls) {
+      std::optional<SemaphoreName> Passed = semaphoreAtLambdaCall(W, C, Vars);
+      if (!Passed || LambdaOfParameter(*Passed) || Drains(*Passed))
+        return true;
+    }
+    return false;
+  };
   for (const std::vector<DescriptorUse> *Uses : {&A.ReceiveWaits, &A.WaitSends})
     for (const DescriptorUse &U : *Uses) {
       ApiRole Role = Api.roleOf(U.Call->getMethodDecl());

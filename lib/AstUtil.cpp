@@ -82,6 +82,14 @@ bool isCallOnThis(const Expr *Call) {
   return Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts());
 }
 
+const VarDecl *memberChainVariable(const MemberExpr &ME) {
+  const Expr *Object = ME.getBase()->IgnoreParenImpCasts();
+  for (unsigned Depth = 0; isa<MemberExpr>(Object) && Depth < 4; ++Depth)
+    Object = cast<MemberExpr>(Object)->getBase()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(Object);
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
 const Expr *onlyReadOperand(const Stmt *S) {
   if (const auto *ICE = dyn_cast<ImplicitCastExpr>(S))
     return ICE->getCastKind() == CK_LValueToRValue ? ICE->getSubExpr() : nullptr;

@@ -142,15 +142,9 @@ bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
   if (isa<CXXThisExpr>(Base)) {
     ThisAsBase.insert(Base);
     addMention(F, ME);
-  } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Base); DRE && isa<VarDecl>(DRE->getDecl())) {
+  } else if (memberChainVariable(*ME)) {
+    // A member of a variable (`s.sem`) or of a member of one (`s.kv.sem`).
     addMention(F, ME);
-  } else if (isa<MemberExpr>(Base)) {
-    // A member of a member of a variable (`s.kv.sem`).
-    const Expr *Object = Base;
-    for (unsigned Depth = 0; isa<MemberExpr>(Object) && Depth < 4; ++Depth)
-      Object = cast<MemberExpr>(Object)->getBase()->IgnoreParenImpCasts();
-    if (const auto *Var = dyn_cast<DeclRefExpr>(Object); Var && isa<VarDecl>(Var->getDecl()))
-      addMention(F, ME);
   }
   return true;
 }

@@ -462,12 +462,9 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
       // A member of a member of a parameter (`s.kv.sem` of `const Scratch
       // &s`), each member on the way reached through that path only.
       const VarDecl *V = Vars.holdingVariable(F);
-      const Expr *Object = Base;
-      for (unsigned Depth = 0; isa<MemberExpr>(Object) && Depth < 4; ++Depth)
-        Object = cast<MemberExpr>(Object)->getBase()->IgnoreParenImpCasts();
-      const auto *DRE = dyn_cast<DeclRefExpr>(Object);
-      if (!V || !isa<ParmVarDecl>(V) || !DRE ||
-          DRE->getDecl()->getCanonicalDecl() != V->getCanonicalDecl())
+      const VarDecl *Written = memberChainVariable(*ME);
+      if (!V || !isa<ParmVarDecl>(V) || !Written ||
+          Written->getCanonicalDecl() != V->getCanonicalDecl())
         return std::nullopt;
       return NameRoot{canonical(F), nullptr};
     }

@@ -48,6 +48,11 @@ const clang::ParmVarDecl *testedBoolParameter(const clang::Expr *Cond, bool &Pos
 /// Whether \p Call is a member call on `this` (written or implicit).
 bool isCallOnThis(const clang::Expr *Call);
 
+/// The variable whose members \p ME reaches (`s` of `s.sem` and of
+/// `s.kv.sem`), through at most four members below \p ME; null for a member
+/// of `*this`, of a temporary or of anything but a variable.
+const clang::VarDecl *memberChainVariable(const clang::MemberExpr &ME);
+
 /// The operand \p S only reads, if it is one that does: a load's, a copy
 /// construction's from a const reference, a const member function's object
 /// (called or as an operator). The walks that find what a body may write

@@ -83,6 +83,18 @@ public:
       : Ctx(Ctx), Api(Api), Matched(Matched) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return true; }
+  bool shouldWalkTypesOfTypeLocs() const { return false; }
+
+  /// A written type holds nothing a dma-* matcher matches, except that a
+  /// function's type holds its parameters (a lambda's too): those are
+  /// walked, the rest of the type is not. Types are most of what a walk of
+  /// host code visits.
+  bool TraverseTypeLoc(TypeLoc TL) {
+    if (!TL.getAsAdjusted<FunctionProtoTypeLoc>())
+      return true;
+    return Base::TraverseTypeLoc(TL);
+  }
+  bool TraverseNestedNameSpecifierLoc(NestedNameSpecifierLoc) { return true; }
 
   void matchAll(checks::MatchDispatch &Dispatch) {
     TraverseAST(Ctx);

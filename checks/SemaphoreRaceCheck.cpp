@@ -30,8 +30,14 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   for (const SemaphoreRace &R : semaphoreRaces(*Analysis, *Function, Ctx, *Api)) {
-    if (R.Semaphore.empty() || R.WaitBuffer.empty() || R.InFlightBuffer.empty())
-      continue; // Spelled by a macro: nothing to name it by.
+    // What the code spells each by; a name written only in a macro's body
+    // has no text of its own, and the message then describes it instead.
+    auto Quoted = [](const std::string &Name, const char *Named, const char *Unnamed) {
+      return Name.empty() ? std::string(Unnamed) : formatMessage(Named, {Name});
+    };
+    std::string Semaphore = Quoted(R.Semaphore, "'%0'", "its semaphore");
+    std::string For = Quoted(R.WaitBuffer, " for '%0'", "");
+    std::string InFlight = Quoted(R.InFlightBuffer, "the copy into '%0'", "another copy");
     // A helper by its name, a lambda by the local that holds it.
     std::string Waiter = R.WaitLambda   ? R.WaitLambda->getNameAsString()
                          : R.WaitHelper ? helperName(*R.WaitHelper)
@@ -43,26 +49,24 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
     C.Loc = R.WaitAt->getExprLoc();
     C.Message = formatMessage(
         !Waiter.empty()
-            ? "'%3' waits here on '%0' for '%1' and may return on the bytes of the copy into "
-              "'%2', which signals the same semaphore and is still in flight; give each "
-              "buffer slot its own semaphore"
-            : "this wait on '%0' for '%1' may return on the bytes of the copy into '%2', which "
-              "signals the same semaphore and is still in flight; give each buffer slot its "
-              "own semaphore",
-        {R.Semaphore, R.WaitBuffer, R.InFlightBuffer, Waiter});
+            ? "'%3' waits here on %0%1 and may return on the bytes of %2, which signals the same "
+              "semaphore and is still in flight; give each buffer slot its own semaphore"
+            : "this wait on %0%1 may return on the bytes of %2, which signals the same semaphore "
+              "and is still in flight; give each buffer slot its own semaphore",
+        {Semaphore, For, InFlight, Waiter});
     if (R.WaitInHelper)
       C.Notes.push_back(
           {R.WaitInHelper->getExprLoc(),
            formatMessage("the wait in '%0' is here",
                          {R.WaitIn ? helperName(*R.WaitIn) : Waiter})});
     const char *Until = R.InLoop ? "before this iteration ends" : "before the function returns";
+    std::string Started = R.InFlightBuffer.empty() ? "the other copy" : InFlight;
+    std::string On = Quoted(R.Semaphore, "'%0'", "the same semaphore");
     C.Notes.push_back(
         {R.Start->getExprLoc(),
-         formatMessage(!Starter.empty() ? "the copy into '%0' is started here on '%1', by '%2', and "
-                                       "not waited %3"
-                                     : "the copy into '%0' is started here on '%1', and not "
-                                       "waited %3",
-                       {R.InFlightBuffer, R.Semaphore, Starter, Until})});
+         formatMessage(!Starter.empty() ? "%0 is started here on %1, by '%2', and not waited %3"
+                                        : "%0 is started here on %1, and not waited %3",
+                       {Started, On, Starter, Until})});
     if (R.StartInHelper)
       C.Notes.push_back(
           {R.StartInHelper->getExprLoc(),

@@ -170,8 +170,15 @@ public:
   Value deviceId(const Expr *E) { return deviceId(E, TopFrame, 0); }
   /// The locals of \p CallOperator (a lambda whose barrier calls are
   /// counted) are followed as the function's: one value in each call. Its
-  /// parameters are not (a call may pass each device another value).
-  void countLambda(const CXXMethodDecl &CallOperator) { CountedLambdas.insert(&CallOperator); }
+  /// parameters are not (a call may pass each device another value), except
+  /// those in \p Passed: an integer every call passes as the same constant.
+  void countLambda(const CXXMethodDecl &CallOperator,
+                   const llvm::DenseMap<const ParmVarDecl *, int64_t> &Passed) {
+    CountedLambdas.insert(&CallOperator);
+    for (auto [Param, K] : Passed)
+      if (Param->getDeclContext() == &CallOperator)
+        LambdaArguments[Param] = K;
+  }
 
   /// The loop \p For as a counted loop, if it is one.
   const std::optional<LoopInfo> &loop(const ForStmt *For) {
@@ -241,6 +248,7 @@ private:
   const ParentMap &PM;
   AtomTable &Atoms;
   llvm::SmallPtrSet<const DeclContext *, 2> CountedLambdas; ///< See countLambda.
+  llvm::DenseMap<const ParmVarDecl *, int64_t> LambdaArguments; ///< See countLambda.
   Frame TopFrame;
   llvm::DenseMap<const ForStmt *, std::optional<LoopInfo>> Loops;
   std::map<std::tuple<const void *, std::string, unsigned, int64_t, int64_t, const void *>,
@@ -371,6 +379,14 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
     if (V->getInit() && (V->isConstexpr() || V->getType().isConstQualified()))
       return eval(V->getInit(), F, Depth + 1);
     return {};
+  }
+  // A parameter of a counted lambda that every call passes as one constant
+  // (`barrier(1)`), never written in the lambda.
+  if (const auto *Param = dyn_cast<ParmVarDecl>(V); Param && F.Top) {
+    auto It = LambdaArguments.find(Param);
+    if (It != LambdaArguments.end() && F.Vars->unwrittenInLambda(Param) &&
+        Param->getType()->isIntegralOrEnumerationType())
+      return Value::uniform(SymbolicCount::constant(It->second));
   }
   bool InCountedLambda = F.Top && !isa<ParmVarDecl>(V) &&
                          CountedLambdas.contains(V->getDeclContext());
@@ -946,8 +962,10 @@ public:
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
     // Visited before its callee: `barrier()` of a local lambda.
     if (Call->getOperator() == OO_Call && Call->getNumArgs() > 0 && InLambda == 0)
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts()))
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts())) {
         Callees.insert(DRE);
+        CallOf[DRE] = Call;
+      }
     return true;
   }
   bool VisitVarDecl(VarDecl *V) {
@@ -975,6 +993,36 @@ public:
       if (It != Mentions.end() && !It->second.empty() &&
           llvm::all_of(It->second, [&](const DeclRefExpr *M) { return Callees.contains(M); }))
         Out.insert(C.Lambda);
+    }
+    return Out;
+  }
+  /// The integer parameters of the lambdas in \p Lambdas (each one
+  /// onlyCalledLambdas gives) that every call passes as the same constant.
+  llvm::DenseMap<const ParmVarDecl *, int64_t>
+  constantArguments(const llvm::SmallPtrSetImpl<const LambdaExpr *> &Lambdas) const {
+    llvm::DenseMap<const ParmVarDecl *, int64_t> Out;
+    for (const LambdaExpr *L : Lambdas) {
+      const CXXMethodDecl *Op = L->getCallOperator();
+      auto It = Mentions.find(Holders.lookup(L));
+      if (It == Mentions.end())
+        continue;
+      for (unsigned I = 0; I < Op->getNumParams(); ++I) {
+        std::optional<int64_t> Same;
+        bool One = true;
+        for (const DeclRefExpr *M : It->second) {
+          const CXXOperatorCallExpr *Call = CallOf.lookup(M);
+          std::optional<int64_t> K = Call && I + 1 < Call->getNumArgs()
+                                         ? constantInt(Call->getArg(I + 1), Ctx)
+                                         : std::nullopt;
+          if (!K || (Same && *Same != *K)) {
+            One = false;
+            break;
+          }
+          Same = K;
+        }
+        if (One && Same)
+          Out[Op->getParamDecl(I)] = *Same;
+      }
     }
     return Out;
   }
@@ -1037,6 +1085,7 @@ private:
   llvm::DenseMap<const LambdaExpr *, const VarDecl *> Holders;
   /// Callees of calls in the function's own code (`barrier` of `barrier()`).
   llvm::DenseSet<const DeclRefExpr *> Callees;
+  llvm::DenseMap<const DeclRefExpr *, const CXXOperatorCallExpr *> CallOf; ///< Of each callee.
 };
 
 /// The axis queries of the functions a function calls, directly or not
@@ -1382,8 +1431,9 @@ public:
         Vars(AnalysisCache::current().variables(FD, Api)),
         PM(const_cast<Stmt *>(FD.getBody())), Atoms(std::make_shared<AtomTable>()),
         Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {
+    llvm::DenseMap<const ParmVarDecl *, int64_t> Passed = Scan.constantArguments(Scan.Counted);
     for (const LambdaExpr *L : Scan.Counted)
-      Eval.countLambda(*L->getCallOperator());
+      Eval.countLambda(*L->getCallOperator(), Passed);
   }
 
   std::vector<BarrierBalance> run();

@@ -82,11 +82,15 @@ bool isCallOnThis(const Expr *Call) {
   return Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts());
 }
 
-const VarDecl *memberChainVariable(const MemberExpr &ME) {
+const Expr *memberChainObject(const MemberExpr &ME) {
   const Expr *Object = ME.getBase()->IgnoreParenImpCasts();
   for (unsigned Depth = 0; isa<MemberExpr>(Object) && Depth < 4; ++Depth)
     Object = cast<MemberExpr>(Object)->getBase()->IgnoreParenImpCasts();
-  const auto *DRE = dyn_cast<DeclRefExpr>(Object);
+  return Object;
+}
+
+const VarDecl *memberChainVariable(const MemberExpr &ME) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(memberChainObject(ME));
   return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
 }
 

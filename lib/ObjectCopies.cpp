@@ -126,6 +126,9 @@ public:
       MemberBases.insert(This);
       if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
         Mentions.push_back({ME, F});
+    } else if (const auto *Inner = dyn_cast<MemberExpr>(Base); Inner && !ME->isArrow()) {
+      // Visited before the member it is reached through (`b_` of `b_.sem`).
+      ChainBases.push_back({ME, Inner});
     }
     return true;
   }
@@ -142,7 +145,12 @@ public:
     return true;
   }
 
-  llvm::DenseSet<const FieldDecl *> written() const {
+  llvm::DenseSet<const FieldDecl *> written() {
+    // A member reached only to read a member of it (`b_` of `b_.sem` handed
+    // by value, `b_.buf.at(i)`) is read. Outer members come first.
+    for (auto [ME, Inner] : ChainBases)
+      if (Reads.contains(ME))
+        Reads.insert(Inner);
     llvm::DenseSet<const FieldDecl *> Out;
     for (auto [ME, F] : Mentions)
       if (!Reads.contains(ME))
@@ -159,6 +167,8 @@ private:
   llvm::DenseSet<const CXXThisExpr *> MemberBases;
   llvm::DenseSet<const MemberExpr *> Reads;
   std::vector<std::pair<const MemberExpr *, const FieldDecl *>> Mentions;
+  /// Each member of a member, and the member it is reached through.
+  std::vector<std::pair<const MemberExpr *, const MemberExpr *>> ChainBases;
 };
 
 void shift(SummaryTerm &T, unsigned By) {

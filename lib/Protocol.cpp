@@ -186,8 +186,21 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
              const RootMentions &Roots) {
   if (const auto *F = dyn_cast_or_null<FieldDecl>(Root)) {
     const Decl *Base = Vars.fieldBase(F);
-    // A member of a member of a parameter (`s.kv.sem`): as the parameter.
     if (isa_and_nonnull<FieldDecl>(Base)) {
+      // A member of a member of `*this` (`b_.sem`): as the member of
+      // `*this`, in a function that calls no member function on `*this`
+      // (their summaries name the object's members, not members of those),
+      // with no member on the way written outside its class' constructors.
+      if (const FieldDecl *Outer = Vars.thisMemberHolding(F)) {
+        if (!Roots.thisCalls().empty())
+          return false;
+        for (const FieldDecl *G = F; G && G != Outer;
+             G = dyn_cast_or_null<FieldDecl>(Vars.fieldBase(G)))
+          if (AnalysisCache::current().writtenOutsideConstructors(*G))
+            return false;
+        return ownRoot(Outer, FD, Vars, Roots);
+      }
+      // A member of a member of a parameter (`s.kv.sem`): as the parameter.
       const auto *P = dyn_cast_or_null<ParmVarDecl>(Vars.holdingVariable(F));
       return P && ownRoot(P, FD, Vars, Roots) && !Vars.mentionedWhole(P);
     }

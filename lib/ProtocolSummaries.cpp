@@ -940,9 +940,15 @@ private:
     H.Placeholder = W.Placeholder;
     H.When = W.When;
     H.Conditional |= !keepUnwritten(H.When, FD, Vars) || conditional(W.Here);
-    for (const SemaphoreName &N : W.Semaphores)
+    for (const SemaphoreName &N : W.Semaphores) {
       if (std::optional<SummarySemaphore> S = summarySemaphore(N, Vars, Ctx))
         H.Semaphores.push_back(*S);
+      else if (const auto *F = dyn_cast_or_null<FieldDecl>(N.Root);
+               F && Vars.thisMemberHolding(F))
+        // A member of a member of the object (`b_.sem`), which no summary
+        // names: the object's maker may have passed any semaphore there.
+        H.Unknown = true;
+    }
     if (W.Target)
       H.Target = summaryBuffer(*W.Target, Vars, Ctx);
     if (W.Source && !W.Placeholder)

@@ -145,6 +145,9 @@ bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
   } else if (memberChainVariable(*ME)) {
     // A member of a variable (`s.sem`) or of a member of one (`s.kv.sem`).
     addMention(F, ME);
+  } else if (isa<CXXThisExpr>(memberChainObject(*ME))) {
+    // A member of a member of `*this` (`b_.sem`).
+    addMention(F, ME);
   }
   return true;
 }

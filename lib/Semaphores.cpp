@@ -459,6 +459,11 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
       return std::nullopt;
     const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
     if (isa<MemberExpr>(Base)) {
+      // A member of a member of `*this` (`b_.sem`), each member on the way
+      // reached through that path only.
+      if (isa<CXXThisExpr>(memberChainObject(*ME)))
+        return Vars.thisMemberHolding(F) ? std::optional<NameRoot>(NameRoot{canonical(F), nullptr})
+                                         : std::nullopt;
       // A member of a member of a parameter (`s.kv.sem` of `const Scratch
       // &s`), each member on the way reached through that path only.
       const VarDecl *V = Vars.holdingVariable(F);
@@ -718,6 +723,20 @@ const VarDecl *UnwrittenVariables::holdingVariable(const FieldDecl *F) const {
     const Decl *Base = fieldBase(F);
     if (const auto *V = dyn_cast_or_null<VarDecl>(Base))
       return V;
+    F = dyn_cast_or_null<FieldDecl>(Base);
+    if (F && mentionedWhole(F))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+const FieldDecl *UnwrittenVariables::thisMemberHolding(const FieldDecl *F) const {
+  const FieldDecl *Outer = nullptr;
+  for (unsigned Depth = 0; F && Depth < 4; ++Depth) {
+    const Decl *Base = fieldBase(F);
+    if (Base && Base == FD.getCanonicalDecl())
+      return Outer ? F : nullptr;
+    Outer = F;
     F = dyn_cast_or_null<FieldDecl>(Base);
     if (F && mentionedWhole(F))
       return nullptr;

@@ -48,9 +48,14 @@ const clang::ParmVarDecl *testedBoolParameter(const clang::Expr *Cond, bool &Pos
 /// Whether \p Call is a member call on `this` (written or implicit).
 bool isCallOnThis(const clang::Expr *Call);
 
-/// The variable whose members \p ME reaches (`s` of `s.sem` and of
-/// `s.kv.sem`), through at most four members below \p ME; null for a member
-/// of `*this`, of a temporary or of anything but a variable.
+/// The object whose members \p ME reaches (`s` of `s.sem` and of
+/// `s.kv.sem`, `this` of `b_.sem`), through at most four members below
+/// \p ME, without parentheses and implicit casts; a member expression when
+/// the chain is longer.
+const clang::Expr *memberChainObject(const clang::MemberExpr &ME);
+
+/// The variable memberChainObject names; null for a member of `*this`, of a
+/// temporary or of anything but a variable.
 const clang::VarDecl *memberChainVariable(const clang::MemberExpr &ME);
 
 /// The operand \p S only reads, if it is one that does: a load's, a copy

@@ -137,6 +137,11 @@ public:
   /// fieldBase's answer followed up to a variable. Null for `*this` and
   /// wherever fieldBase is null.
   const clang::VarDecl *holdingVariable(const clang::FieldDecl *F) const;
+  /// The member of `*this` through which the function reaches \p F, a
+  /// member of a member (`b_` of `b_.sem`), member by member as
+  /// holdingVariable follows them; null for a member of `*this` itself and
+  /// wherever holdingVariable would not reach `*this`.
+  const clang::FieldDecl *thisMemberHolding(const clang::FieldDecl *F) const;
   /// Whether the function (lambdas included) names the member \p F at all.
   bool namesField(const clang::FieldDecl *F) const {
     return F && FieldBases.count(F->getCanonicalDecl());

@@ -348,3 +348,22 @@ TEST(ProtocolSummary, MemberFunctionsNameTheirObjectsCopiesAndMembers) {
   ASSERT_TRUE(Handed.Summary);
   EXPECT_FALSE(Handed.Summary->ObjectFollowed);
 }
+
+TEST(ProtocolSummary, AWaitOnAMemberOfAMemberIsUnknownToCallers) {
+  // `kv_.sem` holds whatever the object's maker passed in `kv`, and no
+  // summary names a member of a member: a wait on it may drain any
+  // semaphore of a caller, so the summary says so instead of leaving it out.
+  const std::string Code = "struct Slot { Ref<float> buf; DmaSemaphore sem; };\n"
+                           "class K {\n"
+                           "public:\n"
+                           "  explicit K(Slot kv) : kv_(kv) {}\n"
+                           "  void drain(int i) {\n"
+                           "    make_async_copy(kv_.buf, kv_.buf.at(i), kv_.sem).wait();\n"
+                           "  }\n"
+                           "  Slot kv_;\n"
+                           "};\n";
+  Summarised Drain = summarise(Code, "drain");
+  ASSERT_TRUE(Drain.Summary);
+  ASSERT_EQ(Drain.Summary->Waits.size(), 1u);
+  EXPECT_TRUE(Drain.Summary->Waits[0].Unknown);
+}

@@ -494,3 +494,48 @@ TEST(Semaphores, AMemberOfAMemberOfAParameterIsNamed) {
   EXPECT_EQ(Vars.holdingVariable(cast<FieldDecl>(A->Root)),
             dmalint::test::findOne<ParmVarDecl>(*AST, parmVarDecl(hasName("p"))));
 }
+
+TEST(Semaphores, AMemberOfAMemberOfThisIsNamed) {
+  // `kv_.sem` in a member function: named by the inner member, reached
+  // through `kv_`; not where the function hands `kv_` on whole.
+  auto AST = dmalint::test::parseKernel(
+      "struct Slot { Ref<float> buf; DmaSemaphore sem; };\n"
+      "void use(const Slot &s);\n"
+      "class K {\n"
+      "  Slot kv_;\n"
+      "  void k(int slot) {\n"
+      "    make_async_copy(kv_.buf, kv_.buf.at(slot), kv_.sem).wait();\n"
+      "    make_async_copy(kv_.buf, kv_.buf.at(1 - slot), kv_.sem).wait();\n"
+      "  }\n"
+      "  void handed(int slot) {\n"
+      "    use(kv_);\n"
+      "    make_async_copy(kv_.buf, kv_.buf.at(slot), kv_.sem).wait();\n"
+      "  }\n"
+      "};");
+  ASTContext &Ctx = AST->getASTContext();
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  const auto *Handed = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("handed")));
+  const auto *Sem = dmalint::test::findOne<FieldDecl>(*AST, fieldDecl(hasName("sem")));
+  const auto *Kv = dmalint::test::findOne<FieldDecl>(*AST, fieldDecl(hasName("kv_")));
+  std::vector<const CallExpr *> Calls = copiesInOrder(Ctx);
+  const auto *HandedCopy = dmalint::test::findOne<CallExpr>(
+      *AST, callExpr(callee(functionDecl(hasName("make_async_copy"))),
+                     hasAncestor(functionDecl(hasName("handed")))));
+  ASSERT_TRUE(K && Handed && Sem && Kv && HandedCopy);
+  ASSERT_EQ(Calls.size(), 2u);
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  std::optional<dmalint::SemaphoreName> A =
+      dmalint::semaphoreName(dmalint::copySemaphores(Calls[0], builtinApi()).Receive, Vars);
+  std::optional<dmalint::SemaphoreName> B =
+      dmalint::semaphoreName(dmalint::copySemaphores(Calls[1], builtinApi()).Receive, Vars);
+  ASSERT_TRUE(A && B);
+  EXPECT_EQ(A->Root, Sem);
+  EXPECT_EQ(dmalint::compareSemaphores(*A, *B, Vars, Ctx), SemaphoreRelation::Same);
+  EXPECT_EQ(Vars.thisMemberHolding(Sem), Kv);
+  EXPECT_EQ(Vars.holdingVariable(Sem), nullptr);
+
+  dmalint::UnwrittenVariables HandedVars(*Handed, builtinApi());
+  EXPECT_EQ(HandedVars.thisMemberHolding(Sem), nullptr);
+  EXPECT_FALSE(dmalint::semaphoreName(dmalint::copySemaphores(HandedCopy, builtinApi()).Receive,
+                                      HandedVars));
+}

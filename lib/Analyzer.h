@@ -134,6 +134,9 @@ public:
   /// The locations a pointer-like expression (pointer, iterator, smart
   /// pointer) may designate.
   LocationList designated(const clang::Expr *E, const State &S);
+  /// The elements of a range that starts at the iterator or pointer
+  /// \p First: what it designates, every element of it.
+  LocationList rangeElements(const clang::Expr *First, const State &S);
   /// The locations of a method call's object: `d.f()` is d, `p->f()` is *p.
   LocationList objectLocations(const clang::CXXMemberCallExpr *Call, const State &S);
   /// The descriptor values at \p Locs.
@@ -275,6 +278,10 @@ public:
                           llvm::ArrayRef<const clang::Expr *> Args, unsigned Arg, State &S,
                           bool Report, unsigned Depth);
   void forgetCaptures(const clang::LambdaExpr *Lambda, State &S);
+  /// The call operator a call of \p Lambda with arguments that hold
+  /// descriptors runs: its own, or for a generic lambda its instantiation
+  /// for one such argument (null if there is none).
+  const clang::CXXMethodDecl *calledOperator(const clang::LambdaExpr &Lambda);
   void transferStdCall(const clang::CallExpr *Call, FunctionEffect Effect, State &S, bool Report,
                        unsigned Depth);
   bool applies(const SendWaitRequirement &Requirement, llvm::ArrayRef<const clang::Expr *> Args);

@@ -463,6 +463,21 @@ void Analyzer::forgetCaptures(const LambdaExpr *Lambda, State &S) {
       }
 }
 
+const CXXMethodDecl *Analyzer::calledOperator(const LambdaExpr &Lambda) {
+  const CXXMethodDecl *Op = Lambda.getCallOperator();
+  const FunctionTemplateDecl *Template = Op->getDescribedFunctionTemplate();
+  if (!Template)
+    return Op;
+  // A generic lambda: its instantiation for one argument that holds
+  // descriptors.
+  for (const FunctionDecl *Spec : Template->specializations())
+    if (const auto *M = dyn_cast<CXXMethodDecl>(Spec);
+        M && M->getNumParams() == 1 &&
+        Types.holdsDescriptors(M->getParamDecl(0)->getType().getNonReferenceType()))
+      return M;
+  return nullptr;
+}
+
 void Analyzer::transferStdCall(const CallExpr *Call, FunctionEffect Effect, State &S,
                                bool Report, unsigned Depth) {
   auto Args = callArguments(Call);
@@ -487,24 +502,34 @@ void Analyzer::transferStdCall(const CallExpr *Call, FunctionEffect Effect, Stat
       return;
     }
     // The call operator visit instantiates for the first alternative.
-    const CXXMethodDecl *Op = Lambda->getCallOperator();
-    if (const FunctionTemplateDecl *Template = Op->getDescribedFunctionTemplate()) {
-      Op = nullptr;
-      for (const FunctionDecl *Spec : Template->specializations())
-        if (const auto *M = dyn_cast<CXXMethodDecl>(Spec); M && M->getNumParams() == 1 &&
-                                                            Types.holdsDescriptors(
-                                                                M->getParamDecl(0)->getType()
-                                                                    .getNonReferenceType())) {
-          Op = M;
-          break;
-        }
-      if (!Op) {
-        opaqueCall(Call->getDirectCallee(), Args, S, Report, Depth);
-        return;
-      }
+    const CXXMethodDecl *Op = calledOperator(*Lambda);
+    if (!Op) {
+      opaqueCall(Call->getDirectCallee(), Args, S, Report, Depth);
+      return;
     }
     inlineLambda(Lambda, Op, ArgLocations, S, /*MayNotRun=*/false, Report, Depth,
                  /*InPlace=*/false);
+    return;
+  }
+  case FunctionEffect::ForEach: {
+    // std::for_each(first, last, f): f called with each element of the
+    // range, perhaps with none. The elements are one location, so two runs
+    // (each perhaps not made) leave what any number of calls may: the
+    // second, the one that reports, starts from what none and one call
+    // leave.
+    const LambdaExpr *Lambda = Args.size() == 3 ? lambdaOf(Args[2]) : nullptr;
+    const CXXMethodDecl *Op = Lambda ? calledOperator(*Lambda) : nullptr;
+    if (!Op || Op->getNumParams() != 1) {
+      opaqueCall(Call->getDirectCallee(), Args, S, Report, Depth);
+      return;
+    }
+    llvm::SmallVector<LocationList, 1> ArgLocations{rangeElements(Args[0], S)};
+    for (bool Last : {false, true}) {
+      inlineLambda(Lambda, Op, ArgLocations, S, /*MayNotRun=*/true, Report && Last, Depth,
+                   /*InPlace=*/false);
+      if (Out.HitWorkLimit)
+        return;
+    }
     return;
   }
   case FunctionEffect::Identity:

@@ -214,6 +214,10 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
   return {Location::unknown()};
 }
 
+LocationList Analyzer::rangeElements(const Expr *First, const State &S) {
+  return widened(designated(First, S));
+}
+
 LocationList Analyzer::designated(const Expr *E, const State &S) {
   E = E->IgnoreParens();
   if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {

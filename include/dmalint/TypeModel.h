@@ -80,6 +80,7 @@ enum class FunctionEffect : uint8_t {
   GetPart,        ///< std::get<I>: a part of a pair, tuple or variant.
   GetPartAddress, ///< std::get_if<I>: a pointer to it.
   Visit,          ///< std::visit(f, v...): calls f with each alternative.
+  ForEach,        ///< std::for_each(first, last, f): calls f with each element.
   MakeHeap,       ///< make_unique / make_shared: a new object built from the arguments.
   MakeAggregate,  ///< make_pair / make_tuple / make_optional: a value built from them.
   AddressOf,      ///< std::ref, std::addressof: designates the argument.

@@ -142,11 +142,9 @@ bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
   if (isa<CXXThisExpr>(Base)) {
     ThisAsBase.insert(Base);
     addMention(F, ME);
-  } else if (memberChainVariable(*ME)) {
-    // A member of a variable (`s.sem`) or of a member of one (`s.kv.sem`).
-    addMention(F, ME);
-  } else if (isa<CXXThisExpr>(memberChainObject(*ME))) {
-    // A member of a member of `*this` (`b_.sem`).
+  } else if (isa<CXXThisExpr>(memberChainObject(*ME)) || memberChainVariable(*ME)) {
+    // A member of a member of `*this` (`b_.sem`), of a variable (`s.sem`)
+    // or of a member of one (`s.kv.sem`).
     addMention(F, ME);
   }
   return true;

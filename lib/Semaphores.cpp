@@ -718,30 +718,30 @@ bool UnwrittenVariables::ownVariable(const VarDecl *V) const {
   return V->getDeclContext() == &FD || OwnLambdas.contains(V->getDeclContext());
 }
 
-const VarDecl *UnwrittenVariables::holdingVariable(const FieldDecl *F) const {
+const Decl *UnwrittenVariables::chainEnd(const FieldDecl *F, const FieldDecl *&Outermost) const {
+  Outermost = nullptr;
   for (unsigned Depth = 0; F && Depth < 4; ++Depth) {
     const Decl *Base = fieldBase(F);
-    if (const auto *V = dyn_cast_or_null<VarDecl>(Base))
-      return V;
-    F = dyn_cast_or_null<FieldDecl>(Base);
-    if (F && mentionedWhole(F))
+    Outermost = F;
+    const auto *Next = dyn_cast_or_null<FieldDecl>(Base);
+    if (!Next)
+      return Base;
+    if (mentionedWhole(Next))
       return nullptr;
+    F = Next;
   }
   return nullptr;
 }
 
+const VarDecl *UnwrittenVariables::holdingVariable(const FieldDecl *F) const {
+  const FieldDecl *Outermost;
+  return dyn_cast_or_null<VarDecl>(chainEnd(F, Outermost));
+}
+
 const FieldDecl *UnwrittenVariables::thisMemberHolding(const FieldDecl *F) const {
-  const FieldDecl *Outer = nullptr;
-  for (unsigned Depth = 0; F && Depth < 4; ++Depth) {
-    const Decl *Base = fieldBase(F);
-    if (Base && Base == FD.getCanonicalDecl())
-      return Outer ? F : nullptr;
-    Outer = F;
-    F = dyn_cast_or_null<FieldDecl>(Base);
-    if (F && mentionedWhole(F))
-      return nullptr;
-  }
-  return nullptr;
+  const FieldDecl *Outermost;
+  const Decl *End = chainEnd(F, Outermost);
+  return End && End == FD.getCanonicalDecl() && Outermost != F ? Outermost : nullptr;
 }
 
 bool UnwrittenVariables::unwritten(const VarDecl *V) const {

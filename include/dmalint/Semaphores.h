@@ -148,6 +148,13 @@ public:
   }
 
 private:
+  /// Where \p F's chain of members ends (holdingVariable's walk): a
+  /// variable, the function itself for `*this`, or null (another object, a
+  /// member on the way named whole, a chain too long); \p Outermost is the
+  /// member whose object that is.
+  const clang::Decl *chainEnd(const clang::FieldDecl *F,
+                              const clang::FieldDecl *&Outermost) const;
+
   bool steadyAt(const clang::DeclRefExpr *DRE) const;
 
   const clang::FunctionDecl &FD;

@@ -60,7 +60,7 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
            formatMessage("the wait in '%0' is here",
                          {R.WaitIn ? helperName(*R.WaitIn) : Waiter})});
     const char *Until = R.InLoop ? "before this iteration ends" : "before the function returns";
-    std::string Started = R.InFlightBuffer.empty() ? "the other copy" : InFlight;
+    std::string Started = Quoted(R.InFlightBuffer, "the copy into '%0'", "the other copy");
     std::string On = Quoted(R.Semaphore, "'%0'", "the same semaphore");
     C.Notes.push_back(
         {R.Start->getExprLoc(),

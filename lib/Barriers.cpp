@@ -171,13 +171,12 @@ public:
   /// The locals of \p CallOperator (a lambda whose barrier calls are
   /// counted) are followed as the function's: one value in each call. Its
   /// parameters are not (a call may pass each device another value), except
-  /// those in \p Passed: an integer every call passes as the same constant.
-  void countLambda(const CXXMethodDecl &CallOperator,
-                   const llvm::DenseMap<const ParmVarDecl *, int64_t> &Passed) {
-    CountedLambdas.insert(&CallOperator);
-    for (auto [Param, K] : Passed)
-      if (Param->getDeclContext() == &CallOperator)
-        LambdaArguments[Param] = K;
+  /// those passConstants names.
+  void countLambda(const CXXMethodDecl &CallOperator) { CountedLambdas.insert(&CallOperator); }
+  /// \p Passed: the parameters of counted lambdas that every call passes as
+  /// the same constant (BodyScan::constantArguments).
+  void passConstants(llvm::DenseMap<const ParmVarDecl *, int64_t> Passed) {
+    LambdaArguments = std::move(Passed);
   }
 
   /// The loop \p For as a counted loop, if it is one.
@@ -248,7 +247,7 @@ private:
   const ParentMap &PM;
   AtomTable &Atoms;
   llvm::SmallPtrSet<const DeclContext *, 2> CountedLambdas; ///< See countLambda.
-  llvm::DenseMap<const ParmVarDecl *, int64_t> LambdaArguments; ///< See countLambda.
+  llvm::DenseMap<const ParmVarDecl *, int64_t> LambdaArguments; ///< See passConstants.
   Frame TopFrame;
   llvm::DenseMap<const ForStmt *, std::optional<LoopInfo>> Loops;
   std::map<std::tuple<const void *, std::string, unsigned, int64_t, int64_t, const void *>,
@@ -1431,9 +1430,9 @@ public:
         Vars(AnalysisCache::current().variables(FD, Api)),
         PM(const_cast<Stmt *>(FD.getBody())), Atoms(std::make_shared<AtomTable>()),
         Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {
-    llvm::DenseMap<const ParmVarDecl *, int64_t> Passed = Scan.constantArguments(Scan.Counted);
     for (const LambdaExpr *L : Scan.Counted)
-      Eval.countLambda(*L->getCallOperator(), Passed);
+      Eval.countLambda(*L->getCallOperator());
+    Eval.passConstants(Scan.constantArguments(Scan.Counted));
   }
 
   std::vector<BarrierBalance> run();

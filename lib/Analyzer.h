@@ -131,6 +131,8 @@ public:
   /// The locations an lvalue expression may designate ({unknown} when the
   /// model does not follow it).
   LocationList resolve(const clang::Expr *E, const State &S);
+  /// The object a local or static local names (a reference's targets).
+  LocationList variableLocations(const clang::VarDecl *VD, const State &S);
   /// The locations a pointer-like expression (pointer, iterator, smart
   /// pointer) may designate.
   LocationList designated(const clang::Expr *E, const State &S);
@@ -252,6 +254,8 @@ public:
   LocationList argumentLocations(const clang::Expr *Arg, clang::QualType ParamType,
                                  const State &S);
   /// The descriptors an argument hands over, at and below.
+  /// What building the temporary \p Temporary puts at \p Path below it.
+  ValueSet builtAt(const clang::Expr *Temporary, const AccessPath &Path, const State &S);
   ValueSet argumentValues(const clang::Expr *Arg, const State &S);
   /// The values a summary says a location holds, for a call with \p Args.
   ValueSet summaryValues(const SummaryValues &SV, const clang::Expr *Call,

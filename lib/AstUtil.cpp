@@ -115,6 +115,23 @@ const Expr *onlyReadOperand(const Stmt *S) {
   return nullptr;
 }
 
+const Expr *temporaryBuilt(const Expr *E) {
+  // Not IgnoreParenImpCasts: it steps over the MaterializeTemporaryExpr.
+  const Expr *Plain = E;
+  for (const Expr *Previous = nullptr; Plain != Previous;) {
+    Previous = Plain;
+    Plain = Plain->IgnoreParens();
+    if (const auto *EWC = dyn_cast<ExprWithCleanups>(Plain))
+      Plain = EWC->getSubExpr();
+    else if (const auto *ICE = dyn_cast<ImplicitCastExpr>(Plain);
+             ICE && ICE->getCastKind() == CK_NoOp)
+      Plain = ICE->getSubExpr();
+  }
+  if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(Plain))
+    return MTE->getSubExpr()->isGLValue() ? nullptr : MTE->getSubExpr();
+  return E->isPRValue() ? E : nullptr;
+}
+
 const Expr *withoutWrappers(const Expr *E, bool Conversions) {
   auto SameObjectCast = [&](CastKind K) {
     return K == CK_NoOp || K == CK_DerivedToBase || K == CK_UncheckedDerivedToBase ||

@@ -105,6 +105,13 @@ ValueSet Analyzer::argumentValues(const Expr *Arg, const State &S) {
   return heldBelow(Locs, S);
 }
 
+ValueSet Analyzer::builtAt(const Expr *Temporary, const AccessPath &Path, const State &S) {
+  Location Scratch = scratch();
+  State Copy = S;
+  initialize(Scratch, Temporary->getType(), Temporary, Copy, /*Report=*/false, 0);
+  return read({Scratch.child(Path.anyElement().steps())}, Copy);
+}
+
 ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
                                  llvm::ArrayRef<const Expr *> Args, const FunctionDecl *Callee,
                                  const LocationList *Object, const AccessPath &Path,
@@ -248,8 +255,10 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
         if (!applies(R.Requirement, Args))
           continue;
         ValueSet VS;
-        if (Locs.empty()) {
-          VS = R.Path.empty() ? eval(Arg, S) : unknown();
+        if (Locs.empty() || (hasUnknown(Locs) && Types.holdsDescriptors(Arg->getType()) &&
+                             temporaryBuilt(Arg))) {
+          // `drain({a, b})`: what building the temporary puts at the path.
+          VS = R.Path.empty() ? eval(Arg, S) : builtAt(Arg, R.Path, S);
         } else {
           LocationList At;
           for (const Location &L : Locs)

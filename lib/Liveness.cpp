@@ -74,8 +74,11 @@ deadLocals(const CFG &G, llvm::ArrayRef<const CFGBlock *> Order, const RangeForM
           auto It = Index.find(VD);
           if (It != Index.end())
             Into.set(It->second);
-          if (const CXXForRangeStmt *For = RangeFors.lookup(VD))
+          if (const CXXForRangeStmt *For = RangeFors.lookup(VD)) {
             Pending.push_back(For->getRangeInit());
+            // A temporary range lives in the loop's hidden range variable.
+            Pending.push_back(For->getRangeStmt());
+          }
         }
       };
       if (const auto *DRE = dyn_cast<DeclRefExpr>(St))

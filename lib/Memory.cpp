@@ -97,14 +97,7 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (!VD)
       return {Location::unknown()};
-    if (VD->getType()->isReferenceType()) {
-      auto It = S.Cells.find(Location::variable(VD));
-      if (It != S.Cells.end() && !It->second.Targets.empty())
-        return It->second.Targets;
-    }
-    if (VD->hasLocalStorage() || VD->isStaticLocal())
-      return {Location::variable(VD)};
-    return {Location::unknown()}; // Globals may change behind our back.
+    return variableLocations(VD, S);
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
@@ -212,6 +205,19 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
     return {Location::unknown()};
   }
   return {Location::unknown()};
+}
+
+LocationList Analyzer::variableLocations(const VarDecl *VD, const State &S) {
+  if (VD->getType()->isReferenceType()) {
+    // Bound to an object: its targets; to a temporary it extends: the
+    // temporary, in the variable's own cells.
+    auto It = S.Cells.find(Location::variable(VD));
+    if (It != S.Cells.end() && !It->second.Targets.empty())
+      return It->second.Targets;
+  }
+  if (VD->hasLocalStorage() || VD->isStaticLocal())
+    return {Location::variable(VD)};
+  return {Location::unknown()}; // Globals may change behind our back.
 }
 
 LocationList Analyzer::rangeElements(const Expr *First, const State &S) {

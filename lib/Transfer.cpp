@@ -182,11 +182,19 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
     // for (auto &d : ds) / for (auto d : ds): one of ds's elements.
     const Expr *Init = Range->getRangeInit();
     LocationList Elements;
-    if (Types.isPointer(Init->getType()))
+    if (Types.isPointer(Init->getType())) {
       Elements = designated(Init, S); // A span.
-    else
-      for (const Location &L : resolve(Init, S))
+    } else {
+      // A temporary range (`for (auto &c : {a, b})`, a container built or
+      // returned by value) is held by the loop's hidden range variable.
+      const auto *RangeVar = Range->getRangeStmt()
+                                 ? dyn_cast_or_null<VarDecl>(Range->getRangeStmt()->getSingleDecl())
+                                 : nullptr;
+      LocationList Ranges = RangeVar && temporaryBuilt(Init) ? variableLocations(RangeVar, S)
+                                                          : resolve(Init, S);
+      for (const Location &L : Ranges)
         addLocation(Elements, L.child(PathStep::element(PathStep::Any)));
+    }
     if (hasUnknown(Elements) && Elements.size() == 1)
       Elements = {Location::unknown()};
     if (T->isReferenceType())
@@ -199,13 +207,9 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
   if (T->isReferenceType()) {
     if (!Init || !Types.holdsDescriptors(T.getNonReferenceType()))
       return;
-    const Expr *Plain = Init->IgnoreParenImpCasts();
-    if (const auto *EWC = dyn_cast<ExprWithCleanups>(Plain))
-      Plain = EWC->getSubExpr()->IgnoreParenImpCasts();
     // Bound to a temporary whose lifetime it extends: it is that object.
-    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(Plain);
-        MTE && !MTE->getSubExpr()->isGLValue()) {
-      initialize(Here, T.getNonReferenceType(), MTE->getSubExpr(), S, Report, Depth);
+    if (const Expr *Temporary = temporaryBuilt(Init)) {
+      initialize(Here, T.getNonReferenceType(), Temporary, S, Report, Depth);
       return;
     }
     S.Cells[Here].Targets = resolve(Init, S);
@@ -630,11 +634,26 @@ LocationList Analyzer::evalTargets(const Expr *E, State &S, bool Report, unsigne
       return {Location::unknown()};
     if (NE->isArray()) {
       eraseBelow(Heap, S);
-      materialize(Heap.child(PathStep::element(PathStep::Summary)), T, S,
-                  [&](const TypeModel::Leaf &Leaf, Cell &C) {
-                    if (Leaf.Kind != Shape::Pointer)
-                      C.Values = unknown();
-                  });
+      // `new D[2]{a, b}`: the array the list builds (its type is the
+      // whole array's when the extent is a constant).
+      if (const auto *List = dyn_cast_or_null<InitListExpr>(NE->getInitializer());
+          List && List->getType()->isConstantArrayType()) {
+        initialize(Heap, List->getType(), List, S, Report, Depth);
+        return {Heap.child(PathStep::element(PathStep::Any))};
+      }
+      Location Summary = Heap.child(PathStep::element(PathStep::Summary));
+      materialize(Summary, T, S, [&](const TypeModel::Leaf &Leaf, Cell &C) {
+        if (Leaf.Kind != Shape::Pointer)
+          C.Values = unknown();
+      });
+      // `new S[n]{a, b}`: some of the elements are the list's.
+      if (const auto *List = dyn_cast_or_null<InitListExpr>(NE->getInitializer()))
+        for (const Expr *Init : List->inits()) {
+          Location Scratch = scratch();
+          initialize(Scratch, T, Init, S, Report, Depth);
+          copyObject({Scratch}, Summary, S, Update::Weak);
+          eraseBelow(Scratch, S);
+        }
       return {Heap.child(PathStep::element(PathStep::Any))};
     }
     initialize(Heap, T, NE->getInitializer(), S, Report, Depth);

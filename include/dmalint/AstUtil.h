@@ -30,6 +30,11 @@ const clang::Expr *stripWrappers(const clang::Expr *E);
 /// value comes from.
 const clang::Expr *withoutWrappers(const clang::Expr *E, bool Conversions);
 
+/// What builds the temporary \p E is (a prvalue) or materialises (a
+/// reference bound to it extends its lifetime); null when \p E names an
+/// object.
+const clang::Expr *temporaryBuilt(const clang::Expr *E);
+
 /// An argument as the callee sees it, without parentheses and implicit
 /// casts: the expression written at the call, or the default argument's.
 const clang::Expr *bareArgument(const clang::Expr *E);

@@ -1491,11 +1491,12 @@ bool Judge::onlyBarrierArgument(const Stmt *S, unsigned Depth) {
 }
 
 bool Judge::judgeable(const ValueDecl *Root) {
-  // A member of a parameter or local (`s.barrier` of `Sems &s`) is judged as
-  // that variable is, when the function names the variable only to reach
-  // its members; a member of `*this` is not.
+  // A member of a parameter or local (`s.barrier` of `Sems &s`, or
+  // `c.sync.barrier` of `const Ctx &c`) is judged as that variable is, when
+  // the function names the variable (and each member on the way) only to
+  // reach its members; a member of `*this` is not.
   const auto *F = dyn_cast_or_null<FieldDecl>(Root);
-  const auto *V = F ? dyn_cast_or_null<VarDecl>(Vars.fieldBase(F)) : dyn_cast_or_null<VarDecl>(Root);
+  const auto *V = F ? Vars.holdingVariable(F) : dyn_cast_or_null<VarDecl>(Root);
   if (!V || !V->hasLocalStorage() || V->isStaticLocal())
     return false; // Members and globals: other functions may signal or wait them.
   if (F && Vars.mentionedWhole(V))

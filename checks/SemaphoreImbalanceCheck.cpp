@@ -75,12 +75,14 @@ std::string signalSources(const BarrierBalance &B) {
       Itself = Itself + S.Received;
       AnyItself = true;
     } else if (S.Source == SignalSource::Neighbour) {
+      // One neighbour, or each of a list's (`for (int peer : {left, right})`).
       std::string Each = Atoms.str(S.PerSource);
+      unsigned Count = unsigned(S.Sources.asConstant().value_or(1));
       auto It = llvm::find_if(Neighbours, [&](const auto &N) { return N.first == Each; });
       if (It == Neighbours.end())
-        Neighbours.push_back({Each, 1});
+        Neighbours.push_back({Each, Count});
       else
-        ++It->second;
+        It->second += Count;
     } else {
       std::pair<SignalSource, std::string> Key{S.Source, Atoms.str(S.Sources)};
       auto It = llvm::find_if(Loops, [&](const auto &L) { return L.first == Key; });
@@ -112,6 +114,9 @@ std::string signalNote(const BarrierSignal &S, const AtomTable &Atoms) {
   case SignalSource::Itself:
     return "this signal to the device itself gives it " + Atoms.str(S.Received);
   case SignalSource::Neighbour:
+    if (S.Sources != SymbolicCount::constant(1))
+      return "this signal to each of " + Atoms.str(S.Sources) + " neighbours gives each device " +
+             Atoms.str(S.Received) + " (" + Atoms.str(S.PerSource) + " from each)";
     return "this signal to a neighbour gives each device " + Atoms.str(S.Received);
   case SignalSource::NeighbourPerIteration:
     return "this signal to a different neighbour in each iteration gives each device " + From;

@@ -168,6 +168,12 @@ public:
 
   Value eval(const Expr *E) { return eval(E, TopFrame, 0); }
   Value deviceId(const Expr *E) { return deviceId(E, TopFrame, 0); }
+  /// The device id \p E names when \p Var holds what \p Init gives.
+  Value deviceIdWith(const Expr *E, const VarDecl *Var, const Expr *Init) {
+    Frame F = TopFrame;
+    F.Bindings[Var] = eval(Init, TopFrame, 0);
+    return deviceId(E, F, 0);
+  }
   /// The locals of \p CallOperator (a lambda whose barrier calls are
   /// counted) are followed as the function's: one value in each call. Its
   /// parameters are not (a call may pass each device another value), except
@@ -1148,7 +1154,28 @@ private:
 struct PathCount {
   SymbolicCount Runs = SymbolicCount::constant(1);
   llvm::SmallVector<std::pair<const ForStmt *, SymbolicCount>, 2> Factors;
+  /// A range-for over a braced list on the way (`for (int peer : {left,
+  /// right})`): it runs once per element, with its variable bound to it.
+  const CXXForRangeStmt *OverList = nullptr;
 };
+
+/// The elements of the braced list \p For runs over, when it runs over one
+/// and its variable is an integer it never writes (by value or const
+/// reference).
+std::optional<llvm::ArrayRef<const Expr *>> listElements(const CXXForRangeStmt *For,
+                                                         const UnwrittenVariables &Vars) {
+  const VarDecl *Var = For->getLoopVariable();
+  if (!Var || !Var->getType().getNonReferenceType()->isIntegralOrEnumerationType() ||
+      (Var->getType()->isReferenceType() &&
+       !Var->getType().getNonReferenceType().isConstQualified()) ||
+      !Vars.unwritten(Var))
+    return std::nullopt;
+  const auto *List = dyn_cast_or_null<CXXStdInitializerListExpr>(stripWrappers(For->getRangeInit()));
+  const auto *Inits = List ? dyn_cast<InitListExpr>(stripWrappers(List->getSubExpr())) : nullptr;
+  if (!Inits || Inits->getNumInits() == 0)
+    return std::nullopt;
+  return llvm::ArrayRef<const Expr *>(Inits->getInits(), Inits->getNumInits());
+}
 
 /// A loop over every device of an axis that skips the device itself, or
 /// runs something only for it: `d != me` / `d == me`.
@@ -1159,8 +1186,9 @@ struct SelfTest {
 
 class RegionCounter {
 public:
-  RegionCounter(Evaluator &Eval, const ParentMap &PM, ASTContext &Ctx)
-      : Eval(Eval), PM(PM), Ctx(Ctx) {}
+  RegionCounter(Evaluator &Eval, const ParentMap &PM, ASTContext &Ctx,
+                const UnwrittenVariables &Vars)
+      : Eval(Eval), PM(PM), Ctx(Ctx), Vars(Vars) {}
 
   /// How often \p Call runs per run of \p Region, an ancestor of it.
   std::optional<PathCount> count(const Stmt *Call, const Stmt *Region);
@@ -1189,6 +1217,7 @@ private:
   Evaluator &Eval;
   const ParentMap &PM;
   ASTContext &Ctx;
+  const UnwrittenVariables &Vars;
   llvm::DenseSet<const Stmt *> RecognisedSkips;
 };
 
@@ -1283,6 +1312,12 @@ std::optional<PathCount> RegionCounter::count(const Stmt *Call, const Stmt *Regi
         SymbolicTrips.push_back(L->Trip);
       Out.Runs = Out.Runs * Factor;
       Out.Factors.push_back({For, Factor});
+    } else if (const auto *Range = dyn_cast<CXXForRangeStmt>(Parent)) {
+      std::optional<llvm::ArrayRef<const Expr *>> Elements = listElements(Range, Vars);
+      if (Child != Range->getBody() || !Elements || Out.OverList || Pending)
+        return std::nullopt;
+      Out.OverList = Range;
+      Out.Runs = Out.Runs * SymbolicCount::constant(int64_t(Elements->size()));
     } else if (const auto *Do = dyn_cast<DoStmt>(Parent)) {
       // do { ... } while (0): the body of a statement-like macro.
       std::optional<int64_t> C = constantInt(Do->getCond(), Ctx);
@@ -1429,7 +1464,7 @@ public:
       : Ctx(Ctx), Api(Api), CallerMayUse(CallerMayUse), Scan(Scan),
         Vars(AnalysisCache::current().variables(FD, Api)),
         PM(const_cast<Stmt *>(FD.getBody())), Atoms(std::make_shared<AtomTable>()),
-        Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx) {
+        Eval(FD, Ctx, Api, Vars, PM, *Atoms), Counter(Eval, PM, Ctx, Vars) {
     for (const LambdaExpr *L : Scan.Counted)
       Eval.countLambda(*L->getCallOperator());
     Eval.passConstants(Scan.constantArguments(Scan.Counted));
@@ -1447,7 +1482,9 @@ private:
   void count(Unit &U);
   /// The source of \p Signal's signals, and the loop over every device that
   /// it signals, if it does.
-  std::optional<std::pair<SignalSource, const ForStmt *>> sourceOf(const BarrierCall &Signal);
+  /// Where \p Signal sends, with \p Var bound to \p Init when given.
+  std::optional<std::pair<SignalSource, const ForStmt *>>
+  sourceOf(const BarrierCall &Signal, const VarDecl *Var = nullptr, const Expr *Init = nullptr);
   static Contribution contributionOf(const Unit &U, const AtomTable &Atoms);
 
   ASTContext &Ctx;
@@ -1521,7 +1558,7 @@ bool Judge::judgeable(const ValueDecl *Root) {
 }
 
 std::optional<std::pair<SignalSource, const ForStmt *>>
-Judge::sourceOf(const BarrierCall &Signal) {
+Judge::sourceOf(const BarrierCall &Signal, const VarDecl *Var, const Expr *Init) {
   using Result = std::pair<SignalSource, const ForStmt *>;
   const DeviceIdUse *Use = Api.deviceIdUseOf(Signal.Call->getDirectCallee());
   if (!Use)
@@ -1529,7 +1566,7 @@ Judge::sourceOf(const BarrierCall &Signal) {
   DeviceIdArguments Args = deviceIdArguments(Signal.Call, Api);
   if (!Args.Id || !Args.Kind)
     return std::nullopt;
-  Value Id = Eval.deviceId(Args.Id);
+  Value Id = Var ? Eval.deviceIdWith(Args.Id, Var, Init) : Eval.deviceId(Args.Id);
   if (Id.K != Value::DeviceId)
     return std::nullopt;
   if (Id.Shape == Value::Self)
@@ -1629,7 +1666,22 @@ void Judge::count(Unit &U) {
       }
       continue;
     }
-    std::optional<std::pair<SignalSource, const ForStmt *>> Source = sourceOf(*C);
+    std::optional<std::pair<SignalSource, const ForStmt *>> Source;
+    int64_t ListSize = 0;
+    if (const CXXForRangeStmt *Range = Runs->OverList) {
+      // Each element of the list picks a source, all of one kind and none
+      // by a loop of its own.
+      llvm::ArrayRef<const Expr *> Elements = *listElements(Range, Vars);
+      for (const Expr *Element : Elements) {
+        auto One = sourceOf(*C, Range->getLoopVariable(), Element);
+        if (!One || One->second || (Source && Source->first != One->first))
+          return;
+        Source = One;
+      }
+      ListSize = int64_t(Elements.size());
+    } else {
+      Source = sourceOf(*C);
+    }
     if (!Source)
       return;
     BarrierSignal S;
@@ -1637,6 +1689,11 @@ void Judge::count(Unit &U) {
     S.Source = Source->first;
     S.PerSource = Amount;
     S.Sources = SymbolicCount::constant(1);
+    // The list's elements: so many neighbours, or so many signals to itself.
+    if (ListSize && S.Source == SignalSource::Neighbour)
+      S.Sources = SymbolicCount::constant(ListSize);
+    else if (ListSize)
+      S.PerSource = S.PerSource * SymbolicCount::constant(ListSize);
     bool FoundLoop = !Source->second;
     for (auto &[Loop, Factor] : Runs->Factors) {
       if (Loop != Source->second) {

@@ -221,6 +221,32 @@ TEST(Barriers, LoopsCountTheirIterations) {
             "over 2 * n/2 * n - 1");
 }
 
+TEST(Barriers, LoopsOverABracedListRunOncePerElement) {
+  auto ListLoop = [](const std::string &Header, const std::string &Body,
+                     const std::string &Wait) {
+    return barrierVerdict("void k(Semaphore sem, int other) {\n"
+                          "  const int me = axis_index(\"x\");\n"
+                          "  const int n = axis_size(\"x\");\n"
+                          "  const int left = (me - 1 + n) % n, right = (me + 1) % n;\n"
+                          "  for (" + Header + ") {\n" + Body + "  }\n"
+                          "  semaphore_wait(sem, " + Wait + ");\n"
+                          "}\n");
+  };
+  const std::string ToPeer = "    semaphore_signal(sem, 2, DeviceId(peer));\n";
+  // Each element a neighbour: the jax a155c5a999 shape, and its fix.
+  EXPECT_EQ(ListLoop("int peer : {left, right}", ToPeer, "2"), "over 4/2");
+  EXPECT_EQ(ListLoop("const int &peer : {left, right}", ToPeer, "4"), "balanced 4/4");
+  EXPECT_EQ(ListLoop("auto peer : {right, left, (me + 2) % n}", ToPeer, "4"), "over 6/4");
+  // The body runs once per element, whatever it sends.
+  EXPECT_EQ(ListLoop("int k : {0, 1, 2}", "    semaphore_signal(sem);\n", "2"), "over 3/2");
+  // An element that is not a bijection, sources of two kinds, a variable
+  // the body writes: not judged.
+  EXPECT_EQ(ListLoop("int peer : {left, other}", ToPeer, "2"), "none");
+  EXPECT_EQ(ListLoop("int peer : {left, me}", ToPeer, "2"), "none");
+  EXPECT_EQ(ListLoop("int peer : {left, right}", "    peer = (peer + 1) % n;\n" + ToPeer, "2"),
+            "none");
+}
+
 TEST(Barriers, LoopsOverEveryDevice) {
   const char *Kernel = R"(
     void k(Semaphore sem) {

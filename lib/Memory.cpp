@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ExprCXX.h"
@@ -510,7 +511,9 @@ void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Upd
       WroteObject = true;
       ValueSet Built = VS;
       Built.filter([&](const Value &V) { return !Out.Origins[V.Origin].Param; });
-      mark(Escaped, Built); // Into the object only (HandedOnBesidesObject).
+      // A member no code reads: what it holds is used here or never.
+      if (!AnalysisCache::current().unreadMember(*ObjectClass, L.Path))
+        mark(Escaped, Built); // Into the object only (HandedOnBesidesObject).
     }
     if (const VarDecl *VD = L.variable(); VD && VD->isStaticLocal())
       markEscaped(VS); // So does a static local.

@@ -315,6 +315,94 @@ bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
 
 namespace {
 
+/// The members of a class a body names: whole, or only to name a member of
+/// them (`kv_.k` names `k` of `kv_`).
+class MemberNames : public RecursiveASTVisitor<MemberNames> {
+public:
+  MemberNames(const CXXRecordDecl &RD, AnalysisCache::MemberReads &Out) : RD(RD), Out(Out) {}
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    const auto *Inner = dyn_cast<MemberExpr>(ME->getBase()->IgnoreParenImpCasts());
+    const auto *InnerField = Inner ? dyn_cast<FieldDecl>(Inner->getMemberDecl()) : nullptr;
+    // Visited before the member it is reached through.
+    if (F && InnerField && !ME->isArrow() && InnerField->getParent() == &RD) {
+      Out.Inner.insert({InnerField, F});
+      AsBase.insert(Inner);
+    }
+    if (F && F->getParent() == &RD && !AsBase.contains(ME))
+      Out.Whole.insert(F);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    // `&Fetcher::v_`: a pointer to the member reads it wherever it goes.
+    if (const auto *F = dyn_cast<FieldDecl>(DRE->getDecl()); F && F->getParent() == &RD)
+      Out.Whole.insert(F);
+    return true;
+  }
+
+private:
+  const CXXRecordDecl &RD;
+  AnalysisCache::MemberReads &Out;
+  llvm::DenseSet<const MemberExpr *> AsBase;
+};
+
+/// What the members of \p RD that code names are, when every piece of code
+/// that may name a private one is here; nullopt otherwise.
+std::optional<AnalysisCache::MemberReads> memberReads(const CXXRecordDecl &RD) {
+  if (RD.isDependentContext() || isa<ClassTemplateSpecializationDecl>(RD) || RD.hasFriends() ||
+      RD.isLambda())
+    return std::nullopt;
+  AnalysisCache::MemberReads Out;
+  MemberNames Walk(RD, Out);
+  for (const Decl *D : RD.decls()) {
+    if (isa<FunctionTemplateDecl>(D))
+      return std::nullopt; // Its instantiations' bodies may not be here.
+    if (const auto *Nested = dyn_cast<CXXRecordDecl>(D);
+        Nested && !Nested->isImplicit() &&
+        llvm::any_of(Nested->methods(), [](const CXXMethodDecl *M) { return !M->isImplicit(); }))
+      return std::nullopt; // A nested class's functions may name them too.
+  }
+  for (const CXXMethodDecl *MD : RD.methods()) {
+    const FunctionDecl *Definition = nullptr;
+    if (!MD->hasBody(Definition)) {
+      if (MD->isImplicit() || MD->isDefaulted() || MD->isDeleted() || MD->isPureVirtual())
+        continue; // An implicit copy copies the members unread.
+      return std::nullopt; // Its body is elsewhere.
+    }
+    Walk.TraverseStmt(Definition->getBody());
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Definition))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten())
+          Walk.TraverseStmt(Init->getInit());
+  }
+  for (const FieldDecl *F : RD.fields())
+    if (F->hasInClassInitializer())
+      Walk.TraverseStmt(F->getInClassInitializer());
+  return Out;
+}
+
+} // namespace
+
+bool AnalysisCache::unreadMember(const CXXRecordDecl &RD, const AccessPath &Path) {
+  if (Path.empty() || Path.Steps[0].K != PathStep::Field)
+    return false;
+  const FieldDecl *F = Path.Steps[0].FieldD;
+  if (F->getParent() != &RD || F->getAccess() != AS_private)
+    return false;
+  auto [It, New] = MembersRead.try_emplace(&RD);
+  if (New)
+    It->second = memberReads(RD);
+  if (!It->second || It->second->Whole.contains(F))
+    return false;
+  // Below it: a member of it that nothing names; else it, named nowhere.
+  if (Path.Depth > 1 && Path.Steps[1].K == PathStep::Field)
+    return !It->second->Inner.contains({F, Path.Steps[1].FieldD});
+  return llvm::none_of(It->second->Inner, [&](const auto &P) { return P.first == F; });
+}
+
+namespace {
+
 /// The local \p D is, or holds as the binding \p Element of a structured
 /// binding (`auto [k, v] = make(...)`: the pair `make` returns, element 1
 /// for `v`); null for anything else.

@@ -86,6 +86,17 @@ public:
   /// bodies are elsewhere (ObjectCopies.cpp): one walk of the class's member
   /// functions however many names ask.
   bool writtenOutsideConstructors(const clang::FieldDecl &F);
+  /// True when no code can read what the member at \p Path below an object
+  /// of \p RD holds: a private member (or a member of it) that nothing
+  /// names but initialisers, in a class whose member functions are all
+  /// here and that has no friends (ObjectCopies.cpp).
+  bool unreadMember(const clang::CXXRecordDecl &RD, const AccessPath &Path);
+  /// The members of a class that code names: whole, or only to name these
+  /// members of them.
+  struct MemberReads {
+    llvm::DenseSet<const clang::FieldDecl *> Whole;
+    llvm::DenseSet<std::pair<const clang::FieldDecl *, const clang::FieldDecl *>> Inner;
+  };
   /// The protocol summary of \p FD an analysis of this translation unit
   /// already made (at a call of it), without making one: null if none did.
   const ProtocolSummary *protocolIfMade(const clang::FunctionDecl &FD) const;
@@ -159,6 +170,8 @@ private:
   llvm::DenseMap<const clang::CXXRecordDecl *,
                  std::optional<llvm::DenseSet<const clang::FieldDecl *>>>
       FieldsWritten;
+  /// By class: the members something names; nullopt: any may be read.
+  llvm::DenseMap<const clang::CXXRecordDecl *, std::optional<MemberReads>> MembersRead;
   /// Final answers of reachesApi.
   llvm::DenseMap<const clang::FunctionDecl *, bool> ReachesApi;
   /// reachesApi's search: the functions it is in (with their depth), and

@@ -227,4 +227,50 @@ void relay_b(AsyncCopyDescriptor &d, int n) { relay_a(d, n); }
   EXPECT_TRUE(B.Summary.Params[0].MayUse);
 }
 
+// A private member is unread only when nothing but initialisers names it,
+// and only in a class whose code is all here.
+TEST(AnalysisCache, UnreadMembersAreNamedOnlyByInitialisers) {
+  auto AST = dmalint::test::parseKernel(R"(
+struct Kv { AsyncCopyDescriptor k, v; };
+class Fetcher {
+ public:
+  Fetcher(Ref<float> a, Ref<float> b, DmaSemaphore s)
+      : k_(make_async_copy(a, b, s)), v_(make_async_copy(b, a, s)),
+        kv_{make_async_copy(a, b, s), make_async_copy(b, a, s)}, w_(k_),
+        open_(make_async_copy(a, b, s)) {}
+  void run() { k_.start(); kv_.k.start(); }
+  AsyncCopyDescriptor open_;
+ private:
+  AsyncCopyDescriptor k_, v_;
+  Kv kv_;
+  AsyncCopyDescriptor w_;
+};
+class Elsewhere {
+  void run();
+  AsyncCopyDescriptor v_;
+};
+)");
+  dmalint::AnalysisCache Cache;
+  auto Field = [&](const char *Class, const char *Name) {
+    return dmalint::test::findOne<FieldDecl>(
+        *AST, fieldDecl(hasName(Name), hasParent(cxxRecordDecl(hasName(Class)))));
+  };
+  auto Unread = [&](const char *Class, const char *Name, const char *Inner = nullptr) {
+    const FieldDecl *F = Field(Class, Name);
+    dmalint::AccessPath Path;
+    Path.append({dmalint::PathStep::field(F)});
+    if (Inner)
+      Path.append({dmalint::PathStep::field(Field("Kv", Inner))});
+    return Cache.unreadMember(*cast<CXXRecordDecl>(F->getParent()), Path);
+  };
+  EXPECT_TRUE(Unread("Fetcher", "v_"));
+  EXPECT_TRUE(Unread("Fetcher", "kv_", "v"));
+  EXPECT_FALSE(Unread("Fetcher", "k_"));        // run() starts it; w_'s initialiser copies it.
+  EXPECT_FALSE(Unread("Fetcher", "kv_", "k"));  // run() names kv_.k.
+  EXPECT_FALSE(Unread("Fetcher", "kv_"));       // Something below it is named.
+  EXPECT_TRUE(Unread("Fetcher", "w_"));
+  EXPECT_FALSE(Unread("Fetcher", "open_"));     // Public.
+  EXPECT_FALSE(Unread("Elsewhere", "v_"));      // run()'s body is not here.
+}
+
 } // namespace

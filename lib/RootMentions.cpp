@@ -61,26 +61,36 @@ bool RootMentions::TraverseLambdaExpr(LambdaExpr *L) {
   return Result;
 }
 
+void RootMentions::mapElements(const Expr *Init, QualType T, unsigned Depth) {
+  const auto *List = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
+  const auto *RD = T->getAsRecordDecl();
+  if (!List || !RD || RD->isUnion() || Depth >= MaxPathDepth)
+    return;
+  const InitListExpr *Semantic = List->isSemanticForm() ? List : List->getSemanticForm();
+  unsigned I = 0;
+  for (const FieldDecl *F : RD->fields()) {
+    if (!Semantic || I >= Semantic->getNumInits())
+      break;
+    const Expr *Element = Semantic->getInit(I++);
+    if (isa<InitListExpr>(Element->IgnoreImplicit()) && F->getType()->getAsRecordDecl()) {
+      mapElements(Element, F->getType(), Depth + 1);
+      continue;
+    }
+    // The walk sees the initialiser as written: the element, or what its
+    // conversion (a copy construction) takes.
+    ElementFields[Element] = F->getCanonicalDecl();
+    ElementFields[stripWrappers(Element)] = F->getCanonicalDecl();
+  }
+}
+
 bool RootMentions::TraverseVarDecl(VarDecl *V) {
   if (const Expr *Init = V->getInit()) {
     if (const auto *L = dyn_cast<LambdaExpr>(stripWrappers(Init)))
       Holders[L] = V->getCanonicalDecl();
-    // A local struct's braced initialiser: which member each element sets.
-    if (const auto *List = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
-        List && V->isLocalVarDecl() && !V->getType()->isReferenceType())
-      if (const auto *RD = V->getType()->getAsRecordDecl(); RD && !RD->isUnion()) {
-        const InitListExpr *Semantic = List->isSemanticForm() ? List : List->getSemanticForm();
-        unsigned I = 0;
-        for (const FieldDecl *F : RD->fields()) {
-          if (!Semantic || I >= Semantic->getNumInits())
-            break;
-          const Expr *Element = Semantic->getInit(I++);
-          // The walk sees the initialiser as written: the element, or what
-          // its conversion (a copy construction) takes.
-          ElementFields[Element] = F->getCanonicalDecl();
-          ElementFields[stripWrappers(Element)] = F->getCanonicalDecl();
-        }
-      }
+    // A local struct's braced initialiser: which member each element sets
+    // (of a member struct's own braces, which member of it).
+    if (V->isLocalVarDecl() && !V->getType()->isReferenceType())
+      mapElements(Init, V->getType(), 0);
   }
   Initialising.push_back(V);
   bool Result = RecursiveASTVisitor::TraverseVarDecl(V);

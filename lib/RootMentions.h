@@ -141,6 +141,7 @@ private:
   /// The elements of local structs' braced initialisers, by the member each
   /// sets; the one being walked.
   llvm::DenseMap<const clang::Stmt *, const clang::FieldDecl *> ElementFields;
+  void mapElements(const clang::Expr *Init, clang::QualType T, unsigned Depth);
   const clang::FieldDecl *InitialisingField = nullptr;
   const clang::Expr *InitialisingElement = nullptr;
   bool ThisHandedOn = false;

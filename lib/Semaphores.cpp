@@ -412,40 +412,51 @@ std::optional<SemaphoreName> nameOf(const Expr *E, const UnwrittenVariables &Var
 /// handle the function may reach another way), a struct that is assigned or
 /// named other than to read its members, a reference, or a member with an
 /// initialiser in its class.
-static std::optional<NameRoot> localMember(const VarDecl &V, const FieldDecl &F,
+/// A member of a local struct (`s.sem` of `const Scratch s{buf, sem}`), or
+/// a member of a member of one (`p.kv.sem` of `const Stages p{{buf, sem}}`):
+/// what initialised it. \p Chain: the members from the variable's down.
+static std::optional<NameRoot> localMember(const VarDecl &V,
+                                           llvm::ArrayRef<const FieldDecl *> Chain,
                                            const UnwrittenVariables &Vars) {
-  const auto *RD = dyn_cast<CXXRecordDecl>(F.getParent());
-  if (!V.isLocalVarDecl() || V.isStaticLocal() || V.getType()->isReferenceType() || !RD ||
-      RD->isUnion() || RD->getNumBases() != 0 || F.hasInClassInitializer() ||
-      !Vars.readThroughMembers(&V))
+  if (!V.isLocalVarDecl() || V.isStaticLocal() || V.getType()->isReferenceType() ||
+      !Vars.readThroughMembers(&V) || Chain.empty())
     return std::nullopt;
+  for (const FieldDecl *F : Chain) {
+    const auto *RD = dyn_cast<CXXRecordDecl>(F->getParent());
+    if (!RD || RD->isUnion() || RD->getNumBases() != 0 || F->hasInClassInitializer())
+      return std::nullopt;
+  }
   auto Fresh = [&]() -> std::optional<NameRoot> {
     if (Vars.declaredInLoop(&V))
       return std::nullopt;
-    return NameRoot{canonical(&F), nullptr};
+    return NameRoot{canonical(Chain.back()), nullptr};
   };
   const Expr *Init = V.getInit();
-  if (!Init)
-    return Fresh();
-  Init = Init->IgnoreImplicit();
-  if (const auto *ILE = dyn_cast<InitListExpr>(Init)) {
-    if (!ILE->isSemanticForm())
-      ILE = ILE->getSemanticForm();
-    unsigned Index = F.getFieldIndex();
-    if (!ILE || ILE->getInitializedFieldInUnion() || Index >= ILE->getNumInits())
-      return std::nullopt;
-    const Expr *Part = ILE->getInit(Index)->IgnoreImplicit();
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(Part); CE && CE->getNumArgs() == 0)
+  for (const FieldDecl *F : Chain) {
+    if (!Init)
       return Fresh();
-    if (const auto *Braces = dyn_cast<InitListExpr>(Part);
-        isa<ImplicitValueInitExpr>(Part) || (Braces && Braces->getNumInits() == 0))
+    Init = Init->IgnoreImplicit();
+    if (const auto *ILE = dyn_cast<InitListExpr>(Init)) {
+      if (!ILE->isSemanticForm())
+        ILE = ILE->getSemanticForm();
+      unsigned Index = F->getFieldIndex();
+      if (!ILE || ILE->getInitializedFieldInUnion() || Index >= ILE->getNumInits())
+        return std::nullopt;
+      const Expr *Part = ILE->getInit(Index)->IgnoreImplicit();
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(Part); CE && CE->getNumArgs() == 0)
+        return Fresh();
+      if (const auto *Braces = dyn_cast<InitListExpr>(Part);
+          isa<ImplicitValueInitExpr>(Part) || (Braces && Braces->getNumInits() == 0))
+        return Fresh();
+      Init = ILE->getInit(Index);
+      continue;
+    }
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Init);
+        CE && CE->getNumArgs() == 0 && CE->getConstructor()->isTrivial())
       return Fresh();
-    return NameRoot{nullptr, ILE->getInit(Index)};
+    return std::nullopt;
   }
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init);
-      CE && CE->getNumArgs() == 0 && CE->getConstructor()->isTrivial())
-    return Fresh();
-  return std::nullopt;
+  return NameRoot{nullptr, Init};
 }
 
 std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Vars) {
@@ -468,10 +479,20 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
       // &s`), each member on the way reached through that path only.
       const VarDecl *V = Vars.holdingVariable(F);
       const VarDecl *Written = memberChainVariable(*ME);
-      if (!V || !isa<ParmVarDecl>(V) || !Written ||
-          Written->getCanonicalDecl() != V->getCanonicalDecl())
+      if (!V || !Written || Written->getCanonicalDecl() != V->getCanonicalDecl())
         return std::nullopt;
-      return NameRoot{canonical(F), nullptr};
+      if (isa<ParmVarDecl>(V))
+        return NameRoot{canonical(F), nullptr};
+      // Of a local struct of structs: what initialised the member.
+      llvm::SmallVector<const FieldDecl *, 4> Chain;
+      for (const MemberExpr *M = ME; M;
+           M = dyn_cast<MemberExpr>(M->getBase()->IgnoreParenImpCasts())) {
+        const auto *MF = dyn_cast<FieldDecl>(M->getMemberDecl());
+        if (!MF || (M != ME && M->isArrow()))
+          return std::nullopt;
+        Chain.insert(Chain.begin(), MF);
+      }
+      return localMember(*V, Chain, Vars);
     }
     if (!isa<CXXThisExpr>(Base)) {
       const auto *DRE = dyn_cast<DeclRefExpr>(Base);
@@ -480,7 +501,7 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
         return std::nullopt;
       // A struct of the function's own holds what initialised it.
       if (!isa<ParmVarDecl>(V))
-        return localMember(*V, *F, Vars);
+        return localMember(*V, {F}, Vars);
     }
     return NameRoot{canonical(F), nullptr};
   }

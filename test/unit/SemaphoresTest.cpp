@@ -433,6 +433,22 @@ TEST(Semaphores, AMemberOfALocalStructNamesWhatInitialisedIt) {
     ASSERT_EQ(Names.size(), 1u) << Made;
     EXPECT_FALSE(Names[0]) << Made;
   }
+  // A member of a member of a struct of structs made with nested braces:
+  // what initialised it; its inner struct built by a temporary: no name.
+  const std::string Nested = Struct + "struct T { S inner; };\n";
+  Names = copyNames(Nested + "void k(Ref<float> a, DmaSemaphore p) {\n"
+                             "  const T t{{a, p}};\n"
+                             "  make_async_copy(t.inner.a, t.inner.a, t.inner.sem).wait();\n}",
+                    AST);
+  ASSERT_EQ(Names.size(), 1u);
+  ASSERT_TRUE(Names[0]);
+  EXPECT_EQ(Names[0]->Root->getName(), "p");
+  Names = copyNames(Nested + "void k(Ref<float> a, DmaSemaphore p) {\n"
+                             "  const T t{S{a, p}};\n"
+                             "  make_async_copy(t.inner.a, t.inner.a, t.inner.sem).wait();\n}",
+                    AST);
+  ASSERT_EQ(Names.size(), 1u);
+  EXPECT_FALSE(Names[0]);
 }
 
 } // namespace

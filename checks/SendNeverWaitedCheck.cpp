@@ -58,7 +58,7 @@ void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {
     }
     const CXXMemberCallExpr &Call = *F.WaitRecv->Call;
     std::string Name = nameOf(F.WaitRecv->Object, Ctx);
-    std::string Semaphore = spelling(F.SendSemaphore, Ctx);
+    std::string Semaphore = F.SendSemaphore ? spelling(F.SendSemaphore, Ctx) : F.SendText;
     Candidate C;
     C.Loc = Call.getExprLoc();
     C.Message = formatMessage(

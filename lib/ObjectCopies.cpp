@@ -247,7 +247,8 @@ void resolveOwnMembers(ProtocolSummary &P) {
     return !Semaphore(S.Copy.Receive) || !Buffer(S.Copy.Target) || !Buffer(S.Copy.Source);
   });
   if (P.Returned && (!Semaphore(P.Returned->Receive) || !Buffer(P.Returned->Target) ||
-                     !Buffer(P.Returned->Source)))
+                     !Buffer(P.Returned->Source) ||
+                     (P.Returned->Send && !Semaphore(*P.Returned->Send))))
     P.Returned.reset();
   llvm::erase_if(P.Starts, [&](HelperStart &H) {
     if (!Semaphore(H.Receive))

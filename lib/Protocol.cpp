@@ -17,22 +17,35 @@ using namespace clang;
 
 namespace dmalint {
 
-bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariables &Vars,
-                      const ApiIndex &Api, llvm::SmallVectorImpl<SemaphoreName> &Out) {
-  if (!O.Site || O.isParameter() || O.Imported || O.Folded || O.Engaged || !Api.isCopy(*O.Site))
+bool waitedSemaphores(const FunctionAnalysis &A, const OriginInfo &O, ApiRole Role,
+                      const UnwrittenVariables &Vars, const ApiIndex &Api, const ASTContext &Ctx,
+                      llvm::SmallVectorImpl<SemaphoreName> &Out) {
+  if (!O.Site || O.isParameter() || O.Imported || O.Folded || O.Engaged)
     return false;
-  CopySemaphores Sems = copySemaphores(O.Site, Api);
-  auto Add = [&](const Expr *E) {
-    std::optional<SemaphoreName> N = E ? semaphoreName(E, Vars) : std::nullopt;
+  auto Wrapped = A.ReturnedCopies.find(O.Site);
+  bool Copy = Api.isCopy(*O.Site);
+  if (!Copy && Wrapped == A.ReturnedCopies.end())
+    return false;
+  llvm::SmallVector<const Expr *, 8> Args;
+  if (!Copy)
+    Args = callArguments(O.Site);
+  CopySemaphores Sems = Copy ? copySemaphores(O.Site, Api) : CopySemaphores();
+  auto Add = [&](const Expr *E, const std::optional<SummarySemaphore> &InWrapper) {
+    std::optional<SemaphoreName> N;
+    if (Copy)
+      N = E ? semaphoreName(E, Vars) : std::nullopt;
+    else if (InWrapper)
+      N = semaphoreAtCall(*InWrapper, Args, Vars, Ctx);
     if (N)
       Out.push_back(*N);
     return N.has_value();
   };
   bool SendSide = Role == ApiRole::WaitSend || (Role == ApiRole::Wait && O.Kind != Remoteness::Local);
   bool ReceiveSide = Role != ApiRole::WaitSend;
-  if (SendSide && !Add(Sems.Send))
+  if (SendSide && !Add(Sems.Send, Copy ? std::nullopt : Wrapped->second.Send))
     return false;
-  if (ReceiveSide && !Add(Sems.Receive))
+  if (ReceiveSide &&
+      !Add(Sems.Receive, Copy ? std::nullopt : std::optional<SummarySemaphore>(Wrapped->second.Receive)))
     return false;
   return true;
 }
@@ -94,7 +107,7 @@ bool sendMayBeDrained(
         if (O.Covered)
           continue;
         llvm::SmallVector<SemaphoreName, 2> Waited;
-        if (!waitedSemaphores(O, Role, Vars, Api, Waited) || llvm::any_of(Waited, MayBe))
+        if (!waitedSemaphores(A, O, Role, Vars, Api, Ctx, Waited) || llvm::any_of(Waited, MayBe))
           return true;
       }
     }
@@ -297,20 +310,33 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     bool Provable = true;
     for (OriginId D : Origins) {
       const OriginInfo &O = A.origin(D);
+      // Made here by the factory, or by a wrapper whose summary names the
+      // send semaphore in its parameters (`hop(x, y, send, recv, next)`).
+      auto Returned = O.Site ? A.ReturnedCopies.find(O.Site) : A.ReturnedCopies.end();
+      bool Wrapped = Returned != A.ReturnedCopies.end() && Returned->second.Send;
       if (!O.Site || O.isParameter() || O.Imported || O.Folded || A.handedOn(D) ||
-          !Api.isCopy(*O.Site)) {
+          (!Api.isCopy(*O.Site) && !Wrapped)) {
         Provable = false;
         break;
       }
-      const Expr *SendArg = copySemaphores(O.Site, Api).Send;
-      std::optional<SemaphoreName> Send = SendArg ? semaphoreName(SendArg, *Vars) : std::nullopt;
+      std::optional<SemaphoreName> Send;
+      if (Api.isCopy(*O.Site)) {
+        if (const Expr *SendArg = copySemaphores(O.Site, Api).Send)
+          Send = semaphoreName(SendArg, *Vars);
+      } else {
+        Send = semaphoreAtCall(*Returned->second.Send, callArguments(O.Site), *Vars, Ctx);
+      }
       if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api, CallsOf) ||
           CallerMayDrain(*Send)) {
         Provable = false;
         break;
       }
-      if (!Finding.SendSemaphore)
-        Finding.SendSemaphore = Send->Spelling;
+      if (Finding.Origins.empty()) {
+        if (Api.isCopy(*O.Site))
+          Finding.SendSemaphore = Send->Spelling;
+        else // As the wrapper's call names it.
+          Finding.SendText = spellAtCall(*Returned->second.Send, callArguments(O.Site), Ctx);
+      }
       Finding.Origins.push_back(D);
     }
     if (Provable)

@@ -995,7 +995,7 @@ private:
       W.Summary.At = U.Call;
       W.Summary.In = &FD;
       llvm::SmallVector<SemaphoreName, 2> Names;
-      if (!builtHere(O) || !waitedSemaphores(O, Role, Vars, Api, Names)) {
+      if (!builtHere(O) || !waitedSemaphores(A, O, Role, Vars, Api, Ctx, Names)) {
         W.Unknown = true;
       } else {
         W.Semaphores = Names;
@@ -1341,6 +1341,12 @@ private:
       return std::nullopt;
     ReturnedCopy R;
     R.Receive = std::move(*Named);
+    if (const Expr *Send = copySemaphores(Site, Api).Send) {
+      std::optional<SemaphoreName> SN = semaphoreName(Send, Vars);
+      R.Send = SN ? summarySemaphore(*SN, Vars, Ctx) : std::nullopt;
+      if (!R.Send)
+        return std::nullopt;
+    }
     CopyBuffers Buffers = copyBuffers(Site, Api);
     auto InParameters = [&](const Expr *E) -> std::optional<SummaryBuffer> {
       std::optional<BufferName> B = E ? bufferName(E, Api, Vars) : std::nullopt;
@@ -1359,10 +1365,13 @@ private:
       return;
     const SummaryValues &V = Returns.front().Values;
     if (V.Unknown || V.FromObject || !V.FromParams.empty() || V.Built.size() != 1 ||
-        V.Built.front().second != Remoteness::Local || !Api.isCopy(*V.Built.front().first))
+        V.Built.front().second == Remoteness::Unknown || !Api.isCopy(*V.Built.front().first))
       return;
     const Expr *Site = V.Built.front().first;
     std::optional<ReturnedCopy> R = namedInParameters(Site);
+    // A remote copy is named only with its send semaphore.
+    if (R && V.Built.front().second == Remoteness::Remote && !R->Send)
+      return;
     if (!R)
       return;
     P.Returned = std::move(*R);

@@ -28,7 +28,8 @@ namespace dmalint {
 struct SendNeverWaited {
   const DescriptorUse *WaitRecv = nullptr;
   llvm::SmallVector<OriginId, 1> Origins;
-  /// The send semaphore of the first origin, as written at its construction.
+  /// The send semaphore of the first origin, as written at its construction
+  /// (for a copy a wrapper makes, SendText: as the wrapper's call names it).
   const clang::Expr *SendSemaphore = nullptr;
   /// Instead, a helper makes the wait_recv (HelperReceiveOnly): the call
   /// here, the helper, its wait_recv and the copy's construction in it, and
@@ -89,10 +90,12 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A,
                                           const clang::ASTContext &Ctx, const ApiIndex &Api);
 
 /// The semaphores a wait of role \p Role on a copy of origin \p O (built in
-/// the function of \p Vars) waits: false when they cannot be named (then the
-/// wait may wait anything).
-bool waitedSemaphores(const OriginInfo &O, ApiRole Role, const UnwrittenVariables &Vars,
-                      const ApiIndex &Api, llvm::SmallVectorImpl<SemaphoreName> &Out);
+/// the function of \p Vars, the analysis \p A: by the factory, or by a
+/// wrapper whose summary names them) waits: false when they cannot be named
+/// (then the wait may wait anything).
+bool waitedSemaphores(const FunctionAnalysis &A, const OriginInfo &O, ApiRole Role,
+                      const UnwrittenVariables &Vars, const ApiIndex &Api,
+                      const clang::ASTContext &Ctx, llvm::SmallVectorImpl<SemaphoreName> &Out);
 
 /// Whether some wait of the function of \p A (its own, on any path, or one
 /// of the helpers it calls) may take what a remote copy signals on its send

@@ -120,13 +120,16 @@ struct HelperReceiveOnly {
   ParamFacts When;
 };
 
-/// The copy a function returns when every return hands back a local copy
-/// made at one construction of it: a wrapper of the factory
+/// The copy a function returns when every return hands back a copy (local,
+/// or remote with its send semaphore named) made at one construction of it: a wrapper of the factory
 /// (`AsyncCopyDescriptor block(Ref<T> hbm, Ref<T> buf, Sems sems, int slot)`),
 /// its semaphore and buffers in terms of the parameters.
 struct ReturnedCopy {
   SummarySemaphore Receive;
   std::optional<SummaryBuffer> Source, Target;
+  /// A remote copy's send semaphore (`make_hop(...)` wrapping
+  /// make_async_remote_copy); none for a local copy.
+  std::optional<SummarySemaphore> Send;
 };
 
 /// The copies a constructor leaves at one path below its object, all made

@@ -164,6 +164,39 @@ TEST(ProtocolSummary, TheCopyAWrapperOfTheFactoryReturns) {
   }
 }
 
+TEST(ProtocolSummary, TheRemoteCopyAWrapperReturnsNamesItsSendSemaphore) {
+  // A remote copy: its send semaphore too, in the parameters; both semaphore
+  // parameters followed. A local copy has none.
+  Summarised Hop = summarise(
+      "AsyncCopyDescriptor hop(Ref<float> a, SemaphoreArray<DmaSemaphore> send,\n"
+      "                        DmaSemaphore recv, int slot, int peer) {\n"
+      "  return make_async_remote_copy(a, a, send[slot], recv, DeviceId(peer));\n}\n",
+      "hop");
+  ASSERT_TRUE(Hop.Summary && Hop.Summary->Returned);
+  const dmalint::ReturnedCopy &R = *Hop.Summary->Returned;
+  EXPECT_EQ(R.Receive.Param, 2u);
+  ASSERT_TRUE(R.Send);
+  EXPECT_EQ(R.Send->Param, 1u);
+  ASSERT_EQ(R.Send->Indices.size(), 1u);
+  EXPECT_EQ(R.Send->Indices[0].Param, 3);
+  EXPECT_TRUE(Hop.Summary->followed(1));
+  EXPECT_TRUE(Hop.Summary->followed(2));
+  Summarised Local = summarise(
+      "AsyncCopyDescriptor stage(Ref<float> a, DmaSemaphore s) {\n"
+      "  return make_async_copy(a, a, s);\n}\n",
+      "stage");
+  ASSERT_TRUE(Local.Summary && Local.Summary->Returned);
+  EXPECT_FALSE(Local.Summary->Returned->Send);
+  // A send semaphore the summary cannot name (a global): no returned copy.
+  Summarised Global = summarise(
+      "DmaSemaphore g_send;\n"
+      "AsyncCopyDescriptor hop2(Ref<float> a, DmaSemaphore recv, int peer) {\n"
+      "  return make_async_remote_copy(a, a, g_send, recv, DeviceId(peer));\n}\n",
+      "hop2");
+  ASSERT_TRUE(Global.Summary);
+  EXPECT_FALSE(Global.Summary->Returned);
+}
+
 TEST(ProtocolSummary, NamesAtACall) {
   std::string Code = std::string(StartOrWait) +
                      "void caller(Ref<float> h, Ref<float> buf, SemaphoreArray<DmaSemaphore> "

@@ -17,35 +17,45 @@ using namespace clang;
 
 namespace dmalint {
 
+namespace {
+
+/// The send (\p Send) or receive semaphore of the copy made at \p O's site:
+/// by the factory there, or by a wrapper whose summary names it in its
+/// parameters (`hop(x, y, send, recv, next)`), named at the call.
+std::optional<SemaphoreName> copySemaphoreOf(const FunctionAnalysis &A, const OriginInfo &O,
+                                             bool Send, const UnwrittenVariables &Vars,
+                                             const ApiIndex &Api, const ASTContext &Ctx) {
+  if (Api.isCopy(*O.Site)) {
+    CopySemaphores Sems = copySemaphores(O.Site, Api);
+    const Expr *E = Send ? Sems.Send : Sems.Receive;
+    return E ? semaphoreName(E, Vars) : std::nullopt;
+  }
+  auto Wrapped = A.ReturnedCopies.find(O.Site);
+  if (Wrapped == A.ReturnedCopies.end())
+    return std::nullopt;
+  const std::optional<SummarySemaphore> &Named =
+      Send ? Wrapped->second.Send : std::optional<SummarySemaphore>(Wrapped->second.Receive);
+  return Named ? semaphoreAtCall(*Named, callArguments(O.Site), Vars, Ctx) : std::nullopt;
+}
+
+} // namespace
+
 bool waitedSemaphores(const FunctionAnalysis &A, const OriginInfo &O, ApiRole Role,
                       const UnwrittenVariables &Vars, const ApiIndex &Api, const ASTContext &Ctx,
                       llvm::SmallVectorImpl<SemaphoreName> &Out) {
   if (!O.Site || O.isParameter() || O.Imported || O.Folded || O.Engaged)
     return false;
-  auto Wrapped = A.ReturnedCopies.find(O.Site);
-  bool Copy = Api.isCopy(*O.Site);
-  if (!Copy && Wrapped == A.ReturnedCopies.end())
-    return false;
-  llvm::SmallVector<const Expr *, 8> Args;
-  if (!Copy)
-    Args = callArguments(O.Site);
-  CopySemaphores Sems = Copy ? copySemaphores(O.Site, Api) : CopySemaphores();
-  auto Add = [&](const Expr *E, const std::optional<SummarySemaphore> &InWrapper) {
-    std::optional<SemaphoreName> N;
-    if (Copy)
-      N = E ? semaphoreName(E, Vars) : std::nullopt;
-    else if (InWrapper)
-      N = semaphoreAtCall(*InWrapper, Args, Vars, Ctx);
+  auto Add = [&](bool Send) {
+    std::optional<SemaphoreName> N = copySemaphoreOf(A, O, Send, Vars, Api, Ctx);
     if (N)
       Out.push_back(*N);
     return N.has_value();
   };
   bool SendSide = Role == ApiRole::WaitSend || (Role == ApiRole::Wait && O.Kind != Remoteness::Local);
   bool ReceiveSide = Role != ApiRole::WaitSend;
-  if (SendSide && !Add(Sems.Send, Copy ? std::nullopt : Wrapped->second.Send))
+  if (SendSide && !Add(/*Send=*/true))
     return false;
-  if (ReceiveSide &&
-      !Add(Sems.Receive, Copy ? std::nullopt : std::optional<SummarySemaphore>(Wrapped->second.Receive)))
+  if (ReceiveSide && !Add(/*Send=*/false))
     return false;
   return true;
 }
@@ -310,22 +320,12 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     bool Provable = true;
     for (OriginId D : Origins) {
       const OriginInfo &O = A.origin(D);
-      // Made here by the factory, or by a wrapper whose summary names the
-      // send semaphore in its parameters (`hop(x, y, send, recv, next)`).
-      auto Returned = O.Site ? A.ReturnedCopies.find(O.Site) : A.ReturnedCopies.end();
-      bool Wrapped = Returned != A.ReturnedCopies.end() && Returned->second.Send;
-      if (!O.Site || O.isParameter() || O.Imported || O.Folded || A.handedOn(D) ||
-          (!Api.isCopy(*O.Site) && !Wrapped)) {
+      if (!O.Site || O.isParameter() || O.Imported || O.Folded || A.handedOn(D)) {
         Provable = false;
         break;
       }
-      std::optional<SemaphoreName> Send;
-      if (Api.isCopy(*O.Site)) {
-        if (const Expr *SendArg = copySemaphores(O.Site, Api).Send)
-          Send = semaphoreName(SendArg, *Vars);
-      } else {
-        Send = semaphoreAtCall(*Returned->second.Send, callArguments(O.Site), *Vars, Ctx);
-      }
+      // Made here by the factory, or by a wrapper that names it.
+      std::optional<SemaphoreName> Send = copySemaphoreOf(A, O, /*Send=*/true, *Vars, Api, Ctx);
       if (!Send || !Judged(*Send) || sendMayBeDrained(A, D, *Send, *Vars, Ctx, Api, CallsOf) ||
           CallerMayDrain(*Send)) {
         Provable = false;
@@ -335,7 +335,8 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
         if (Api.isCopy(*O.Site))
           Finding.SendSemaphore = Send->Spelling;
         else // As the wrapper's call names it.
-          Finding.SendText = spellAtCall(*Returned->second.Send, callArguments(O.Site), Ctx);
+          Finding.SendText =
+              spellAtCall(*A.ReturnedCopies.find(O.Site)->second.Send, callArguments(O.Site), Ctx);
       }
       Finding.Origins.push_back(D);
     }

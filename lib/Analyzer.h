@@ -253,9 +253,14 @@ public:
   /// a reference or pointer parameter: what the callee reaches through it).
   LocationList argumentLocations(const clang::Expr *Arg, clang::QualType ParamType,
                                  const State &S);
-  /// The descriptors an argument hands over, at and below.
+  /// Whether \p Arg is a temporary holding descriptors that the reference
+  /// parameter of type \p ParamType binds (`run(make_async_copy(...))`):
+  /// the reference names no place the state knows, so what the callee reads
+  /// through it is what building the temporary puts in it (builtAt).
+  bool boundTemporary(const clang::Expr *Arg, clang::QualType ParamType);
   /// What building the temporary \p Temporary puts at \p Path below it.
   ValueSet builtAt(const clang::Expr *Temporary, const AccessPath &Path, const State &S);
+  /// The descriptors an argument hands over, at and below.
   ValueSet argumentValues(const clang::Expr *Arg, const State &S);
   /// The values a summary says a location holds, for a call with \p Args.
   ValueSet summaryValues(const SummaryValues &SV, const clang::Expr *Call,

@@ -105,6 +105,11 @@ ValueSet Analyzer::argumentValues(const Expr *Arg, const State &S) {
   return heldBelow(Locs, S);
 }
 
+bool Analyzer::boundTemporary(const Expr *Arg, QualType ParamType) {
+  return !ParamType.isNull() && ParamType->isReferenceType() && temporaryBuilt(Arg) &&
+         Types.holdsDescriptors(Arg->getType());
+}
+
 ValueSet Analyzer::builtAt(const Expr *Temporary, const AccessPath &Path, const State &S) {
   Location Scratch = scratch();
   State Copy = S;
@@ -145,6 +150,10 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
     QualType ParamType = Callee && Index < Callee->getNumParams()
                              ? Callee->getParamDecl(Index)->getType()
                              : QualType();
+    if (boundTemporary(Args[Index], ParamType)) {
+      Result.unionWith(builtAt(Args[Index], From, S));
+      continue;
+    }
     LocationList Locs = argumentLocations(Args[Index], ParamType, S);
     if (Locs.empty()) {
       Result.unionWith(From.empty() && Types.isDescriptor(Args[Index]->getType())
@@ -218,6 +227,13 @@ void Analyzer::recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee
 void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
                     llvm::ArrayRef<const Expr *> Args, const LocationList *Object, State &S,
                     bool Report, unsigned Depth) {
+  // The objects of the temporaries bound to reference parameters, gone
+  // once the call's full expression ends (after its protocol effects).
+  llvm::SmallVector<Location, 1> Temporaries;
+  auto EndTemporaries = llvm::make_scope_exit([&] {
+    for (const Location &L : Temporaries)
+      eraseBelow(L, S);
+  });
   // What a helper's waits may find in flight, and what it may leave so.
   llvm::SmallVector<OriginId, 2> InFlightBefore = inFlight(S);
   auto Protocol = llvm::make_scope_exit(
@@ -255,9 +271,9 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
         if (!applies(R.Requirement, Args))
           continue;
         ValueSet VS;
-        if (Locs.empty() || (hasUnknown(Locs) && Types.holdsDescriptors(Arg->getType()) &&
-                             temporaryBuilt(Arg))) {
-          // `drain({a, b})`: what building the temporary puts at the path.
+        if (Locs.empty()) {
+          // `drain({a, b})` by value: what building the temporary puts at
+          // the path (one bound to a reference has an object of its own).
           VS = R.Path.empty() ? eval(Arg, S) : builtAt(Arg, R.Path, S);
         } else {
           LocationList At;
@@ -277,6 +293,14 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
       for (const Location &L : Locs)
         forgetBelow(L, S);
   };
+  // An object of its own for a temporary the call binds, holding what
+  // building it puts in it.
+  auto Materialize = [&](const Expr *Temporary) {
+    Location L = scratch();
+    initialize(L, Temporary->getType(), temporaryBuilt(Temporary), S, /*Report=*/false, Depth);
+    Temporaries.push_back(L);
+    return L;
+  };
   for (unsigned I = 0; I < Args.size(); ++I) {
     const Expr *Arg = Args[I];
     if (const LambdaExpr *Lambda = lambdaOf(Arg)) {
@@ -289,14 +313,28 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
                                                      : QualType();
     bool ByValue = ParamType.isNull() || (!ParamType->isReferenceType() &&
                                           !ParamType->isPointerType());
+    // `run(make_async_copy(...))` with `run(const AsyncCopyDescriptor &)`
+    // or `&&`: the reference names an object of its own, holding what
+    // building the temporary puts in it (a reference to the temporary
+    // itself names no place the state knows).
+    if (boundTemporary(Arg, ParamType)) {
+      Apply(Summary->Params[I], {Materialize(Arg)}, Arg, I, ByValue);
+      continue;
+    }
     Apply(Summary->Params[I], argumentLocations(Arg, ParamType, S), Arg, I, ByValue);
   }
   if (Object) {
     const Expr *ObjectExpr = nullptr;
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
       ObjectExpr = MC->getImplicitObjectArgument();
-    if (ObjectExpr)
-      Apply(Summary->Object, *Object, ObjectExpr, ~0u, /*ByValue=*/false);
+    if (ObjectExpr) {
+      // `Kernel{make_async_copy(...)}.run()`: the object is the temporary.
+      LocationList ObjectLocs = *Object;
+      if (hasUnknown(ObjectLocs) && temporaryBuilt(ObjectExpr) &&
+          Types.holdsDescriptors(ObjectExpr->getType()))
+        ObjectLocs = {Materialize(ObjectExpr)};
+      Apply(Summary->Object, ObjectLocs, ObjectExpr, ~0u, /*ByValue=*/false);
+    }
     // A member function that writes none of the object's copies leaves it
     // holding what it held (its summary's stores only echo that).
     if (Summary->Object.MayWrite)

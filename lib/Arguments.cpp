@@ -1,5 +1,8 @@
 //===- Arguments.cpp - What an API call's arguments say, without dataflow ===//
 #include "dmalint/Arguments.h"
+#include "dmalint/AnalysisCache.h"
+#include "dmalint/AstUtil.h"
+#include "dmalint/Semaphores.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -29,6 +32,11 @@ bool isStdOptional(QualType T) {
   if (!RD || !RD->getIdentifier() || RD->getName() != "optional")
     return false;
   return RD->isInStdNamespace();
+}
+
+static bool isStdArray(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == "array" && RD->isInStdNamespace();
 }
 
 static bool isNulloptType(QualType T) {
@@ -138,6 +146,34 @@ static bool isNeverAssigned(const VarDecl *VD) {
   return true;
 }
 
+/// The initialiser of element \p Index of a local array that is const
+/// (`const DeviceId ids[2] = {...}`, `const std::array<DeviceId, 2> ids =
+/// {...}`): nothing can change it, so it is the element's value everywhere.
+static const Expr *constElementInit(const Expr *Array, const Expr *Index,
+                                    const ASTContext &Ctx) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(Array->IgnoreParenImpCasts());
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  std::optional<int64_t> At = constantInt(Index, Ctx);
+  if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+      VD->getType()->isReferenceType() || !At || *At < 0)
+    return nullptr;
+  QualType T = VD->getType();
+  if (const ArrayType *AT = Ctx.getAsArrayType(T))
+    T = AT->getElementType();
+  if (!T.isConstQualified())
+    return nullptr;
+  const auto *List = dyn_cast_or_null<InitListExpr>(VD->getInit() ? VD->getInit()->IgnoreImplicit()
+                                                                  : nullptr);
+  if (List && !List->isSemanticForm())
+    List = List->getSemanticForm();
+  // std::array is a struct around the array: its one initialiser.
+  if (List && !List->getType()->isArrayType() && List->getNumInits() == 1)
+    List = dyn_cast<InitListExpr>(List->getInit(0)->IgnoreImplicit());
+  if (!List || !List->getType()->isArrayType() || uint64_t(*At) >= List->getNumInits())
+    return nullptr;
+  return List->getInit(*At);
+}
+
 std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
                                            ASTContext &Ctx) {
   const Expr *E = stripWrappers(Arg);
@@ -183,6 +219,34 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
           VD->getType()->isReferenceType() || !isNeverAssigned(VD))
         return std::nullopt;
       E = stripWrappers(VD->getInit());
+      ThroughVariable = true;
+      continue;
+    }
+    // A member of a local struct the function only reads members of
+    // (`const Neighbours nb{DeviceId{x, y - 1}, ...}; f(nb.up)`): what its
+    // braced initialiser gives the member, as the semaphore names take it.
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      const VarDecl *Holder = memberChainVariable(*ME);
+      const auto *Fn =
+          Holder ? dyn_cast_or_null<FunctionDecl>(Holder->getParentFunctionOrMethod()) : nullptr;
+      std::optional<NameRoot> Root =
+          Fn ? nameRoot(ME, AnalysisCache::current().variables(*Fn, Api)) : std::nullopt;
+      if (!Root || !Root->Init)
+        return std::nullopt;
+      E = stripWrappers(Root->Init);
+      ThroughVariable = true;
+      continue;
+    }
+    // An element of a const local array, at a constant index.
+    const Expr *Element = nullptr;
+    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
+      Element = constElementInit(ASE->getBase(), ASE->getIdx(), Ctx);
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+             Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2 &&
+             isStdArray(Op->getArg(0)->getType()))
+      Element = constElementInit(Op->getArg(0), Op->getArg(1), Ctx);
+    if (Element) {
+      E = stripWrappers(Element);
       ThroughVariable = true;
       continue;
     }

@@ -132,6 +132,12 @@ public:
     }
     return true;
   }
+  // In a template's body: a member its class does not declare (of a
+  // dependent base, say), which may be anything.
+  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *) {
+    Any = true;
+    return true;
+  }
   bool VisitCXXThisExpr(CXXThisExpr *This) {
     // Visited after the member expression above it: `*this` or `this`
     // handed anywhere else.
@@ -284,6 +290,26 @@ bool mayHoldSemaphore(const FieldDecl &F, const ApiIndex &Api) {
   return true;
 }
 
+/// The body in its class template of \p MD, a member function of a
+/// specialization that was not instantiated (no code here calls it), when
+/// the template defines it in the class.
+static const FunctionDecl *uninstantiatedPattern(const CXXMethodDecl &MD) {
+  const FunctionDecl *Pattern = MD.getTemplateInstantiationPattern();
+  const FunctionDecl *Definition = nullptr;
+  if (!Pattern || MD.isVirtual() || !Pattern->hasBody(Definition))
+    return nullptr;
+  return Definition;
+}
+
+/// The field of \p RD at \p Index (a specialization's fields are its
+/// template's, in order).
+static const FieldDecl *fieldAt(const CXXRecordDecl &RD, unsigned Index) {
+  for (const FieldDecl *F : RD.fields())
+    if (F->getFieldIndex() == Index)
+      return F;
+  return nullptr;
+}
+
 bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
   const CXXRecordDecl *RD = dyn_cast<CXXRecordDecl>(F.getParent());
   if (!RD)
@@ -297,6 +323,19 @@ bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
         continue;
       const FunctionDecl *Definition = nullptr;
       if (!MD->hasBody(Definition)) {
+        // A member function of a class template that nothing here calls is
+        // not instantiated: it writes what its template writes.
+        if (const FunctionDecl *Pattern = uninstantiatedPattern(*MD)) {
+          bool AnyHere = false;
+          for (const FieldDecl *W : membersWritten(Pattern->getBody(), AnyHere)) {
+            const FieldDecl *Same = fieldAt(*RD, W->getFieldIndex());
+            if (Same)
+              Written.insert(Same);
+            AnyHere |= !Same;
+          }
+          Any |= AnyHere;
+          continue;
+        }
         // An implicit one runs only where it is called (an assignment of
         // the object, which its users' checks see); another one's body is
         // elsewhere.

@@ -1483,8 +1483,12 @@ private:
   /// The source of \p Signal's signals, and the loop over every device that
   /// it signals, if it does.
   /// Where \p Signal sends, with \p Var bound to \p Init when given.
-  std::optional<std::pair<SignalSource, const ForStmt *>>
-  sourceOf(const BarrierCall &Signal, const VarDecl *Var = nullptr, const Expr *Init = nullptr);
+  /// Where a signal's target comes from, and the loops whose iterations
+  /// pick it (a loop over every device of an axis, one per such coordinate:
+  /// nested loops over a mesh; or the loop that rotates a neighbour).
+  using SignalFrom = std::pair<SignalSource, llvm::SmallVector<const ForStmt *, 2>>;
+  std::optional<SignalFrom> sourceOf(const BarrierCall &Signal, const VarDecl *Var = nullptr,
+                                 const Expr *Init = nullptr);
   static Contribution contributionOf(const Unit &U, const AtomTable &Atoms);
 
   ASTContext &Ctx;
@@ -1557,12 +1561,12 @@ bool Judge::judgeable(const ValueDecl *Root) {
                       [&](const DeclRefExpr *Use) { return onlyBarrierArgument(Use, 0); });
 }
 
-std::optional<std::pair<SignalSource, const ForStmt *>>
-Judge::sourceOf(const BarrierCall &Signal, const VarDecl *Var, const Expr *Init) {
-  using Result = std::pair<SignalSource, const ForStmt *>;
+std::optional<Judge::SignalFrom> Judge::sourceOf(const BarrierCall &Signal, const VarDecl *Var,
+                                             const Expr *Init) {
+  using Result = SignalFrom;
   const DeviceIdUse *Use = Api.deviceIdUseOf(Signal.Call->getDirectCallee());
   if (!Use)
-    return Result{SignalSource::Itself, nullptr}; // The API signals only locally.
+    return Result{SignalSource::Itself, {}}; // The API signals only locally.
   DeviceIdArguments Args = deviceIdArguments(Signal.Call, Api);
   if (!Args.Id || !Args.Kind)
     return std::nullopt;
@@ -1570,24 +1574,27 @@ Judge::sourceOf(const BarrierCall &Signal, const VarDecl *Var, const Expr *Init)
   if (Id.K != Value::DeviceId)
     return std::nullopt;
   if (Id.Shape == Value::Self)
-    return Result{SignalSource::Itself, nullptr};
+    return Result{SignalSource::Itself, {}};
   std::optional<DeviceIdKind> Kind = deviceIdKind(Args.Kind, Api, Ctx);
   if (!Kind || (Id.Shape == Value::List && *Kind != DeviceIdKind::Mesh) || !AxesKnown)
     return std::nullopt;
   // Each coordinate a bijection of the device's own coordinate on its own
-  // axis, or the counter of a loop over every device of it; together all
-  // the axes the kernel uses (else the id names a part of a larger mesh).
+  // axis, or the counter of a loop over every device of it (of several
+  // nested loops, one per axis: every device of a mesh); together all the
+  // axes the kernel uses (else the id names a part of a larger mesh).
   llvm::StringSet<> IdAxes;
-  const ForStmt *Every = nullptr, *Rotating = nullptr;
+  llvm::SmallVector<const ForStmt *, 2> Every;
+  const ForStmt *Rotating = nullptr;
   bool AllOwn = true;
   for (const Value &C : Id.Coordinates) {
     if (C.isPermutation()) {
       AllOwn &= C.isOwnIndex();
-    } else if (C.K == Value::Counter && C.AllDevices && !Every && !Rotating) {
-      Every = C.Loop;
+    } else if (C.K == Value::Counter && C.AllDevices && !Rotating &&
+               !llvm::is_contained(Every, C.Loop)) {
+      Every.push_back(C.Loop);
       AllOwn = false;
     } else if (C.K == Value::Position && C.PermutedBy && !C.Loop && C.SizeMultiple == 0 &&
-               C.Offset == 0 && !Every && !Rotating) {
+               C.Offset == 0 && Every.empty() && !Rotating) {
       Rotating = C.PermutedBy;
       AllOwn = false;
     } else {
@@ -1602,12 +1609,12 @@ Judge::sourceOf(const BarrierCall &Signal, const VarDecl *Var, const Expr *Init)
   if (!Covers(Axes) || !Covers(Eval.helperAxes()))
     return std::nullopt;
   if (AllOwn)
-    return Result{SignalSource::Itself, nullptr};
-  if (Every)
+    return Result{SignalSource::Itself, {}};
+  if (!Every.empty())
     return Result{SignalSource::EveryDevice, Every};
   if (Rotating)
-    return Result{SignalSource::NeighbourPerIteration, Rotating};
-  return Result{SignalSource::Neighbour, nullptr};
+    return Result{SignalSource::NeighbourPerIteration, {Rotating}};
+  return Result{SignalSource::Neighbour, {}};
 }
 
 void Judge::count(Unit &U) {
@@ -1666,7 +1673,7 @@ void Judge::count(Unit &U) {
       }
       continue;
     }
-    std::optional<std::pair<SignalSource, const ForStmt *>> Source;
+    std::optional<SignalFrom> Source;
     int64_t ListSize = 0;
     if (const CXXForRangeStmt *Range = Runs->OverList) {
       // Each element of the list picks a source, all of one kind and none
@@ -1674,7 +1681,7 @@ void Judge::count(Unit &U) {
       llvm::ArrayRef<const Expr *> Elements = *listElements(Range, Vars);
       for (const Expr *Element : Elements) {
         auto One = sourceOf(*C, Range->getLoopVariable(), Element);
-        if (!One || One->second || (Source && Source->first != One->first))
+        if (!One || !One->second.empty() || (Source && Source->first != One->first))
           return;
         Source = One;
       }
@@ -1694,25 +1701,25 @@ void Judge::count(Unit &U) {
       S.Sources = SymbolicCount::constant(ListSize);
     else if (ListSize)
       S.PerSource = S.PerSource * SymbolicCount::constant(ListSize);
-    bool FoundLoop = !Source->second;
+    const llvm::SmallVector<const ForStmt *, 2> &SourceLoops = Source->second;
+    unsigned FoundLoops = 0;
     for (auto &[Loop, Factor] : Runs->Factors) {
-      if (Loop != Source->second) {
+      if (!llvm::is_contained(SourceLoops, Loop)) {
         S.PerSource = S.PerSource * Factor;
         continue;
       }
-      // The loop that picks the source: its iterations are the sources.
-      // (Skipping the device itself skips a different rotation on each
-      // device: only a loop over every device may.)
-      FoundLoop = true;
+      // The loops that pick the source: their iterations are the sources,
+      // each loop in full. (Skipping the device itself skips a different
+      // rotation on each device: only a single loop over every device may.)
       const std::optional<LoopInfo> &L = Eval.loop(Loop);
-      S.Sources = Factor;
-      if (Factor == L->Trip - SymbolicCount::constant(1) &&
+      S.Sources = FoundLoops++ == 0 ? Factor : S.Sources * Factor;
+      if (SourceLoops.size() == 1 && Factor == L->Trip - SymbolicCount::constant(1) &&
           S.Source == SignalSource::EveryDevice)
         S.Source = SignalSource::EveryOtherDevice;
       else if (Factor != L->Trip)
         return;
     }
-    if (!FoundLoop)
+    if (FoundLoops != SourceLoops.size())
       return;
     S.Received = S.PerSource * S.Sources;
     B.Received = B.Received + S.Received;

@@ -34,11 +34,6 @@ bool isStdOptional(QualType T) {
   return RD->isInStdNamespace();
 }
 
-static bool isStdArray(QualType T) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  return RD && RD->getIdentifier() && RD->getName() == "array" && RD->isInStdNamespace();
-}
-
 static bool isNulloptType(QualType T) {
   const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   return RD && RD->getIdentifier() && RD->getName() == "nullopt_t" &&
@@ -243,7 +238,7 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
       Element = constElementInit(ASE->getBase(), ASE->getIdx(), Ctx);
     else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
              Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2 &&
-             isStdArray(Op->getArg(0)->getType()))
+             TypeModel::stdTypeKind(Op->getArg(0)->getType()) == Shape::FixedArray)
       Element = constElementInit(Op->getArg(0), Op->getArg(1), Ctx);
     if (Element) {
       E = stripWrappers(Element);

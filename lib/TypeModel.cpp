@@ -270,6 +270,14 @@ MethodEffect TypeModel::methodEffect(Shape Kind, llvm::StringRef Name) {
   return MethodEffect::Unlisted;
 }
 
+Shape TypeModel::stdTypeKind(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier() || !RD->isInStdNamespace())
+    return Shape::None;
+  const StdType *Std = stdTypeNamed(RD->getName());
+  return Std ? Std->Kind : Shape::None;
+}
+
 FunctionEffect TypeModel::functionEffect(const FunctionDecl *FD) {
   if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier())
     return FunctionEffect::Unlisted;

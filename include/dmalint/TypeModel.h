@@ -121,6 +121,10 @@ public:
     return methodEffect(Kind, MD->getIdentifier() ? MD->getName() : llvm::StringRef());
   }
   static FunctionEffect functionEffect(const clang::FunctionDecl *FD);
+  /// The kind of standard type \p T is by the table (std::array is a
+  /// FixedArray), whatever its elements are; Shape::None for any other type.
+  /// shapeOf() gives a container a shape only when it holds descriptors.
+  static Shape stdTypeKind(clang::QualType T);
 
   const ApiIndex &api() const { return Api; }
 

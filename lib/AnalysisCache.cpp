@@ -39,6 +39,7 @@ void AnalysisCache::reset() {
   Cfgs = CfgCache();
   Variables.clear();
   FieldsWritten.clear();
+  ObjectLeftAlone.clear();
   Callees.reset();
   Ctx = nullptr;
   Api = nullptr;

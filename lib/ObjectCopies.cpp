@@ -355,6 +355,84 @@ bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
 
 namespace {
 
+/// What a body does with `*this`: the member functions it calls on it, and
+/// whether it names it otherwise than to reach a member.
+class ThisUses : public RecursiveASTVisitor<ThisUses> {
+public:
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (const auto *This = dyn_cast<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())) {
+      Reached.insert(This);
+      if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
+        Methods.push_back(MD);
+      else if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+        Fields.push_back(F);
+      else
+        Other = true;
+    }
+    return true;
+  }
+  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *) {
+    Other = true;
+    return true;
+  }
+  bool VisitCXXThisExpr(CXXThisExpr *This) {
+    // Visited after the member expression above it.
+    if (!Reached.contains(This))
+      Other = true;
+    return true;
+  }
+  std::vector<const CXXMethodDecl *> Methods;
+  std::vector<const FieldDecl *> Fields;
+  bool Other = false;
+
+private:
+  llvm::DenseSet<const CXXThisExpr *> Reached;
+};
+
+/// A member of arithmetic, enumeration or pointer-to-arithmetic type: what
+/// it holds is no handle of the API (reading it hands none on).
+bool plainMember(const FieldDecl &F) {
+  QualType T = F.getType().getNonReferenceType();
+  return T->isArithmeticType() || T->isEnumeralType() ||
+         (T->isPointerType() && T->getPointeeType()->isArithmeticType());
+}
+
+} // namespace
+
+bool AnalysisCache::leavesObjectAlone(const CXXMethodDecl &MD, const ASTContext &C,
+                                      const ApiIndex &For) {
+  const FunctionDecl *Definition = nullptr;
+  if (MD.isVirtual() || !MD.hasBody(Definition) ||
+      Definition->isDependentContext() || isa<CXXConstructorDecl, CXXDestructorDecl>(MD))
+    return false;
+  const auto *Key = cast<CXXMethodDecl>(MD.getCanonicalDecl());
+  auto [It, New] = ObjectLeftAlone.try_emplace(Key, false);
+  if (!New)
+    return It->second; // Answered, or being answered (a cycle: not known).
+  if (reachesApi(*Definition, C, For))
+    return false;
+  ThisUses Uses;
+  Uses.TraverseStmt(Definition->getBody());
+  if (Uses.Other)
+    return false;
+  // No member written: an index member rewritten (`slot_ = 1 - slot_`)
+  // changes which buffer the names of the caller's copies denote.
+  bool Any = false;
+  if (!membersWritten(Definition->getBody(), Any).empty() || Any)
+    return false;
+  for (const FieldDecl *F : Uses.Fields)
+    if (!plainMember(*F) && !For.isBufferType(F->getType().getNonReferenceType()))
+      return false;
+  for (const CXXMethodDecl *Callee : Uses.Methods)
+    if (!Callee->isStatic() && !leavesObjectAlone(*Callee, C, For))
+      return false;
+  // Looked up again: the calls above may have grown the map.
+  ObjectLeftAlone[Key] = true;
+  return true;
+}
+
+namespace {
+
 /// The members of a class a body names: whole, or only to name a member of
 /// them (`kv_.k` names `k` of `kv_`).
 class MemberNames : public RecursiveASTVisitor<MemberNames> {
@@ -552,6 +630,8 @@ std::optional<Analyzer::ConstructedObject> Analyzer::makeObject(const ValueDecl 
   auto Calls = LocalObjects->Methods.find(D);
   if (Calls != LocalObjects->Methods.end())
     for (const CXXMethodDecl *MD : Calls->second) {
+      if (MD && AnalysisCache::current().leavesObjectAlone(*MD, Ctx, Api))
+        continue; // An accessor: no summary needed.
       const FunctionDecl *Body = nullptr;
       if (!MD || MD->isVirtual() || !MD->hasBody(Body) || Body->isDependentContext())
         return std::nullopt;

@@ -208,6 +208,11 @@ bool setFromConstructorParameters(const FieldDecl &F) {
 bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVariables &Vars,
              const RootMentions &Roots) {
   if (const auto *F = dyn_cast_or_null<FieldDecl>(Root)) {
+    // A member function called on `*this` that does nothing with the
+    // object's handles (an accessor) needs no summary.
+    auto LeavesObjectAlone = [&](const CXXMethodDecl *Callee) {
+      return AnalysisCache::current().leavesObjectAlone(*Callee, FD.getASTContext(), Vars.api());
+    };
     const Decl *Base = Vars.fieldBase(F);
     if (isa_and_nonnull<FieldDecl>(Base)) {
       // A member of a member of `*this` (`b_.sem`): as the member of
@@ -215,7 +220,7 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
       // (their summaries name the object's members, not members of those),
       // with no member on the way written outside its class' constructors.
       if (const FieldDecl *Outer = Vars.thisMemberHolding(F)) {
-        if (!Roots.thisCalls().empty())
+        if (!llvm::all_of(Roots.thisCalls(), LeavesObjectAlone))
           return false;
         for (const FieldDecl *G = F; G && G != Outer;
              G = dyn_cast_or_null<FieldDecl>(Vars.fieldBase(G)))
@@ -241,7 +246,9 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
         return false;
       // What the member functions it calls on `*this` do with the object's
       // semaphores is all in their summaries (made at those calls).
-      return llvm::all_of(Roots.thisCalls(), [](const CXXMethodDecl *Callee) {
+      return llvm::all_of(Roots.thisCalls(), [&](const CXXMethodDecl *Callee) {
+        if (LeavesObjectAlone(Callee))
+          return true;
         const FunctionDecl *Definition = nullptr;
         if (Callee->isVirtual() || !Callee->hasBody(Definition))
           return false;

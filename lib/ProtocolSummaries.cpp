@@ -1138,6 +1138,8 @@ private:
     } Walk;
     Walk.TraverseStmt(FD.getBody());
     for (const CXXMethodDecl *MD : Walk.Methods) {
+      if (MD && AnalysisCache::current().leavesObjectAlone(*MD, Ctx, Api))
+        continue;
       const FunctionDecl *Body = nullptr;
       if (!MD || MD->isVirtual() || !MD->hasBody(Body))
         return false;

@@ -86,6 +86,15 @@ public:
   /// bodies are elsewhere (ObjectCopies.cpp): one walk of the class's member
   /// functions however many names ask.
   bool writtenOutsideConstructors(const clang::FieldDecl &F);
+  /// True when calling \p MD on an object can do nothing with the copies,
+  /// semaphores and buffers it holds: its body is here, it is not virtual,
+  /// it uses the API nowhere (nor do the functions it calls), and it names
+  /// the object only to read buffer and arithmetic members (it writes none)
+  /// or to call member functions that are the same (an accessor such as
+  /// `int rows() const`, or an empty `compute()`). Such a function needs no
+  /// summary (ObjectCopies.cpp).
+  bool leavesObjectAlone(const clang::CXXMethodDecl &MD, const clang::ASTContext &Ctx,
+                         const ApiIndex &Api);
   /// True when no code can read what the member at \p Path below an object
   /// of \p RD holds: a private member (or a member of it) that nothing
   /// names but initialisers, in a class whose member functions are all
@@ -170,6 +179,8 @@ private:
   llvm::DenseMap<const clang::CXXRecordDecl *,
                  std::optional<llvm::DenseSet<const clang::FieldDecl *>>>
       FieldsWritten;
+  /// leavesObjectAlone's answers; false while one is being made (a cycle).
+  llvm::DenseMap<const clang::CXXMethodDecl *, bool> ObjectLeftAlone;
   /// By class: the members something names; nullopt: any may be read.
   llvm::DenseMap<const clang::CXXRecordDecl *, std::optional<MemberReads>> MembersRead;
   /// Final answers of reachesApi.

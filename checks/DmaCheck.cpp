@@ -1,5 +1,6 @@
 //===- DmaCheck.cpp - Base of every dma-* check: the API model from options ===//
 #include "DmaCheck.h"
+#include "dmalint/Arguments.h"
 #include "ConfigurationErrors.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang/AST/DeclCXX.h"
@@ -198,6 +199,13 @@ bool callsDescriptorMethod(const CXXMemberCallExpr &Call, ASTContext &Ctx, const
 bool constructsDescriptor(const CXXConstructExpr &Construct, ASTContext &Ctx,
                           const ApiIndex &Api) {
   return Api.isDescriptorRecord(Construct.getConstructor()->getParent()) && apiSeen(Ctx, Api);
+}
+
+bool forwardsDescriptorConstruction(const CallExpr &Call, ASTContext &Ctx,
+                                    const ApiIndex &Api) {
+  // The name first: every call of the translation unit is asked.
+  return mayForwardConstruction(Call.getDirectCallee()) && apiSeen(Ctx, Api) &&
+         forwardedConstruction(Call, Api).has_value();
 }
 
 bool makesCopy(const CallExpr &Call, ASTContext &Ctx, const ApiIndex &Api) {

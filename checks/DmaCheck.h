@@ -53,6 +53,10 @@ bool callsDescriptorMethod(const clang::CXXMemberCallExpr &Call, clang::ASTConte
 /// Any construction (copies included) of a descriptor type.
 bool constructsDescriptor(const clang::CXXConstructExpr &Construct, clang::ASTContext &Ctx,
                           const ApiIndex &Api);
+/// A standard function that builds a descriptor from the arguments it
+/// forwards (forwardedConstruction: make_unique<D>, v.emplace_back, ...).
+bool forwardsDescriptorConstruction(const clang::CallExpr &Call, clang::ASTContext &Ctx,
+                                    const ApiIndex &Api);
 /// A call or construction that makes a copy: a factory, the general
 /// constructor, a sync copy function (ApiIndex::isCopy).
 bool makesCopy(const clang::CallExpr &Call, clang::ASTContext &Ctx, const ApiIndex &Api);

@@ -2,6 +2,7 @@
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/Arguments.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang;
@@ -11,12 +12,13 @@ namespace dmalint::checks {
 
 void SrcSemDeviceIdMismatchCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   Matchers.add<CXXConstructExpr, constructsDescriptor>("construct");
+  Matchers.add<CallExpr, forwardsDescriptorConstruction>("forwarding");
   Matchers.add<FunctionDecl, definitionUsingApi>("function");
 }
 
 static StringRef parameterName(const CXXConstructorDecl *Ctor, unsigned Index,
                                StringRef Fallback) {
-  if (Index < Ctor->getNumParams() && Ctor->getParamDecl(Index)->getIdentifier())
+  if (Ctor && Index < Ctor->getNumParams() && Ctor->getParamDecl(Index)->getIdentifier())
     return Ctor->getParamDecl(Index)->getName();
   return Fallback;
 }
@@ -25,7 +27,12 @@ void SrcSemDeviceIdMismatchCheck::check(const MatchFinder::MatchResult &Result) 
   if (validateApi(Result))
     return;
   if (const auto *Construct = Result.Nodes.getNodeAs<CXXConstructExpr>("construct"))
-    checkWritten(*Construct, *Result.Context);
+    if (Api->isDescriptorConstructor(Construct->getConstructor()))
+      checkWritten(*Construct, *Construct->getConstructor(), callArguments(Construct),
+                   argumentEngagement, *Result.Context);
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("forwarding"))
+    if (std::optional<ForwardedConstruction> F = forwardedConstruction(*Call, *Api))
+      checkWritten(*Call, *F->Constructor, F->Arguments, forwardedEngagement, *Result.Context);
   if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function"))
     checkPaths(*Function, *Result.Context);
 }
@@ -36,11 +43,19 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
     return;
   const ApiModel &M = Api->model();
   for (const ConstructionArguments &Built : Analysis->Constructions) {
-    // Both written out (a value, std::nullopt, omitted): checkWritten's.
-    auto Args = callArguments(Built.Construct);
-    if (argumentEngagement(Args, M.CtorSrcSemParam) != Engagement::Unknown &&
-        argumentEngagement(Args, M.CtorDeviceIdParam) != Engagement::Unknown)
-      continue;
+    // Both written out (a value, std::nullopt, omitted): checkWritten's,
+    // also where a standard function forwards them (emplace_back(...)).
+    if (Built.Construct) {
+      auto Args = callArguments(Built.Construct);
+      if (argumentEngagement(Args, M.CtorSrcSemParam) != Engagement::Unknown &&
+          argumentEngagement(Args, M.CtorDeviceIdParam) != Engagement::Unknown)
+        continue;
+    } else if (const auto *Call = dyn_cast<CallExpr>(Built.Forwarding)) {
+      std::optional<ForwardedConstruction> F = forwardedConstruction(*Call, *Api);
+      if (!F || (forwardedEngagement(F->Arguments, M.CtorSrcSemParam) != Engagement::Unknown &&
+                 forwardedEngagement(F->Arguments, M.CtorDeviceIdParam) != Engagement::Unknown))
+        continue;
+    }
     bool OnlySrcSem = false, OnlyDeviceId = false, AnyConsistent = false;
     llvm::SmallVector<const Expr *, 2> UnsetAt;
     for (const auto &C : Built.Combinations) {
@@ -53,14 +68,20 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
       if (Unset && !llvm::is_contained(UnsetAt, Unset))
         UnsetAt.push_back(Unset);
     }
-    SourceLocation At = constructionLoc(Built.Construct);
+    SourceLocation At = constructionLoc(Built.site());
     if (!OnlySrcSem && !OnlyDeviceId) {
       if (!AnyConsistent)
         continue;
       reached(At, std::nullopt);
       continue;
     }
-    const CXXConstructorDecl *Ctor = Built.Construct->getConstructor();
+    std::optional<ForwardedConstruction> Forwarded;
+    if (!Built.Construct)
+      if (const auto *Call = dyn_cast<CallExpr>(Built.Forwarding))
+        Forwarded = forwardedConstruction(*Call, *Api);
+    const CXXConstructorDecl *Ctor = Built.Construct ? Built.Construct->getConstructor()
+                                     : Forwarded     ? Forwarded->Constructor
+                                                     : nullptr;
     StringRef SrcName = parameterName(Ctor, M.CtorSrcSemParam, "src_sem");
     StringRef DevName = parameterName(Ctor, M.CtorDeviceIdParam, "device_id");
     // Both ways round on different paths: name the first.
@@ -82,16 +103,14 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
   }
 }
 
-void SrcSemDeviceIdMismatchCheck::checkWritten(const CXXConstructExpr &ConstructRef,
-                                               ASTContext &Ctx) {
-  const CXXConstructExpr *Construct = &ConstructRef;
-  const CXXConstructorDecl *Ctor = Construct->getConstructor();
-  if (!Api->isDescriptorConstructor(Ctor))
-    return;
+void SrcSemDeviceIdMismatchCheck::checkWritten(
+    const Expr &Site, const CXXConstructorDecl &Constructor,
+    llvm::ArrayRef<const Expr *> Args,
+    Engagement (*EngagementOf)(llvm::ArrayRef<const Expr *>, unsigned), ASTContext &Ctx) {
+  const CXXConstructorDecl *Ctor = &Constructor;
   const ApiModel &M = Api->model();
-  auto Args = callArguments(Construct);
-  Engagement SrcSem = argumentEngagement(Args, M.CtorSrcSemParam);
-  Engagement DeviceId = argumentEngagement(Args, M.CtorDeviceIdParam);
+  Engagement SrcSem = EngagementOf(Args, M.CtorSrcSemParam);
+  Engagement DeviceId = EngagementOf(Args, M.CtorDeviceIdParam);
   auto IsUnset = [](Engagement E) {
     return E == Engagement::Omitted || E == Engagement::Disengaged;
   };
@@ -107,21 +126,25 @@ void SrcSemDeviceIdMismatchCheck::checkWritten(const CXXConstructExpr &Construct
   }
   // The context last: finding it builds the parent map, which clean code
   // never needs.
-  if (isInDependentContext(*Construct, Ctx))
+  if (isInDependentContext(Site, Ctx))
     return;
   StringRef SrcName = parameterName(Ctor, M.CtorSrcSemParam, "src_sem");
   StringRef DevName = parameterName(Ctor, M.CtorDeviceIdParam, "device_id");
   StringRef SetName = SetIndex == M.CtorSrcSemParam ? SrcName : DevName;
   StringRef UnsetName = SetIndex == M.CtorSrcSemParam ? DevName : SrcName;
 
-  diag(constructionLoc(Construct), "either both or neither '%0' and '%1' can be set, but only '%2' is")
+  diag(constructionLoc(&Site), "either both or neither '%0' and '%1' can be set, but only '%2' is")
       << SrcName << DevName << SetName;
-  bool Omitted = argumentEngagement(Args, UnsetIndex) == Engagement::Omitted;
+  bool Omitted = EngagementOf(Args, UnsetIndex) == Engagement::Omitted;
   diag(Args[SetIndex]->getBeginLoc(), "'%0' is set here, but '%1' is %2",
        DiagnosticIDs::Note)
       << SetName << UnsetName
       << (Omitted ? "omitted"
-                  : Args[UnsetIndex]->getType()->isPointerType() ? "'nullptr'" : "'std::nullopt'");
+          // The parameter's type: a forwarded nullptr is of type nullptr_t.
+          : UnsetIndex < Ctor->getNumParams() &&
+                  Ctor->getParamDecl(UnsetIndex)->getType()->isPointerType()
+              ? "'nullptr'"
+              : "'std::nullopt'");
 }
 
 } // namespace dmalint::checks

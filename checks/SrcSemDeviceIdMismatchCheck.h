@@ -3,6 +3,7 @@
 #define DMALINT_CHECKS_SRCSEMDEVICEIDMISMATCHCHECK_H
 
 #include "DataflowCheck.h"
+#include "dmalint/Arguments.h"
 
 namespace dmalint::checks {
 
@@ -18,8 +19,13 @@ public:
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  /// Both arguments written out: a value, std::nullopt, or omitted.
-  void checkWritten(const clang::CXXConstructExpr &Construct, clang::ASTContext &Ctx);
+  /// Both arguments written out at \p Site (a value, std::nullopt, or
+  /// omitted): a construction, or a standard function forwarding \p Args to
+  /// \p Constructor (emplace_back(...)).
+  void checkWritten(const clang::Expr &Site, const clang::CXXConstructorDecl &Constructor,
+                    llvm::ArrayRef<const clang::Expr *> Args,
+                    Engagement (*EngagementOf)(llvm::ArrayRef<const clang::Expr *>, unsigned),
+                    clang::ASTContext &Ctx);
   /// An optional variable that is engaged on some paths only.
   void checkPaths(const clang::FunctionDecl &Function, clang::ASTContext &Ctx);
 };

@@ -3,6 +3,7 @@
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/Semaphores.h"
+#include "dmalint/TypeModel.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -25,6 +26,83 @@ llvm::SmallVector<const Expr *, 8> callArguments(const Expr *Call) {
       Args.push_back(CE->getArg(I));
   }
   return Args;
+}
+
+static bool isNulloptType(QualType T);
+
+bool mayForwardConstruction(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return false;
+  StringRef Name = FD->getName();
+  return Name == "make_unique" || Name == "make_shared" || Name == "emplace_back" ||
+         Name == "emplace_front" || Name == "emplace";
+}
+
+std::optional<ForwardedConstruction> forwardedConstruction(const CallExpr &Call,
+                                                           const ApiIndex &Api) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!mayForwardConstruction(FD))
+    return std::nullopt;
+  StringRef Name = FD->getName();
+  bool MakeHeap = Name.starts_with("make_");
+  // A member function's context is its class: the class is in std.
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (!(MD ? MD->getParent()->isInStdNamespace() : FD->isInStdNamespace()))
+    return std::nullopt;
+  auto FirstType = [](const TemplateArgumentList *Args) {
+    return Args && Args->size() > 0 && Args->get(0).getKind() == TemplateArgument::Type
+               ? Args->get(0).getAsType()
+               : QualType();
+  };
+  QualType Built;
+  Shape Holder = Shape::None;
+  if (MakeHeap) {
+    Built = FirstType(FD->getTemplateSpecializationArgs());
+  } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(MC->getRecordDecl());
+    if (Spec)
+      Built = FirstType(&Spec->getTemplateArgs());
+    Holder = TypeModel::stdTypeKind(MC->getObjectType());
+    if (Holder != Shape::Sequence && Holder != Shape::Optional)
+      return std::nullopt;
+  }
+  const CXXRecordDecl *RD = Built.isNull() ? nullptr : Built->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition() || !Api.isDescriptorRecord(RD))
+    return std::nullopt;
+  // Constructors, templates among them (the reference API's general
+  // constructor is one over the element type).
+  ForwardedConstruction Out;
+  for (const Decl *D : RD->decls()) {
+    const auto *Ctor = dyn_cast<CXXConstructorDecl>(D);
+    if (const auto *Template = dyn_cast<FunctionTemplateDecl>(D))
+      Ctor = dyn_cast<CXXConstructorDecl>(Template->getTemplatedDecl());
+    if (Ctor && Api.isDescriptorConstructor(Ctor) &&
+        (!Out.Constructor || Ctor->getNumParams() > Out.Constructor->getNumParams()))
+      Out.Constructor = Ctor;
+  }
+  if (!Out.Constructor)
+    return std::nullopt;
+  Out.Arguments = callArguments(&Call);
+  // A container's emplace(position, args...).
+  if (Name == "emplace" && Holder == Shape::Sequence && !Out.Arguments.empty())
+    Out.Arguments.erase(Out.Arguments.begin());
+  // emplace_back(d), make_unique<D>(d): a copy, not the general constructor.
+  if (Out.Arguments.size() < 3)
+    return std::nullopt;
+  return Out;
+}
+
+Engagement forwardedEngagement(llvm::ArrayRef<const Expr *> Args, unsigned Index) {
+  if (Index >= Args.size())
+    return Engagement::Omitted;
+  const Expr *E = stripWrappers(Args[Index]);
+  // nullptr forwarded to a pointer parameter (nullptr_t is not a pointer
+  // type): the parameter is null.
+  if (isNulloptType(E->getType()) || E->getType()->isNullPtrType())
+    return Engagement::Disengaged;
+  if (isStdOptional(E->getType()) || E->getType()->isPointerType())
+    return engagementOf(Args[Index]);
+  return Engagement::Engaged;
 }
 
 bool isStdOptional(QualType T) {

@@ -193,18 +193,22 @@ ValueSet Analyzer::constructed(const Expr *Site, llvm::ArrayRef<const Expr *> Ar
       Result.unionWith(One);
     }
   }
-  if (Report)
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site)) {
+  if (Report) {
+    // Built where it is written, or by a standard function from the
+    // arguments it forwards.
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site))
       Seen.Construct = Construct;
-      auto It = llvm::find_if(Out.Constructions, [&](const ConstructionArguments &Old) {
-        return Old.Construct == Construct;
-      });
-      if (It == Out.Constructions.end())
-        Out.Constructions.push_back(std::move(Seen));
-      else
-        for (const auto &C : Seen.Combinations)
-          It->Combinations.push_back(C);
-    }
+    else
+      Seen.Forwarding = Site;
+    auto It = llvm::find_if(Out.Constructions, [&](const ConstructionArguments &Old) {
+      return Old.site() == Site;
+    });
+    if (It == Out.Constructions.end())
+      Out.Constructions.push_back(std::move(Seen));
+    else
+      for (const auto &C : Seen.Combinations)
+        It->Combinations.push_back(C);
+  }
   return Result.empty() ? unknown() : Result;
 }
 

@@ -677,7 +677,7 @@ LocationList Analyzer::evalTargets(const Expr *E, State &S, bool Report, unsigne
           S.Cells[Heap].Values = eval(Args[0], S);
         else if (const CXXConstructExpr *Inside = constructionInside(FD);
                  Inside && Api.isDescriptorConstructor(Inside->getConstructor()))
-          S.Cells[Heap].Values = constructed(Call, Args, S, /*Report=*/false);
+          S.Cells[Heap].Values = constructed(Call, Args, S, Report);
         else
           S.Cells[Heap].Values = unknown();
         return {Heap};
@@ -986,7 +986,7 @@ void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
   }
   // emplace_back(src, dst, sem, ...): the general constructor's arguments.
   if (Types.isDescriptor(ElementType) && Given.size() >= 3) {
-    ValueSet Built = constructed(Site, Given, S, /*Report=*/false);
+    ValueSet Built = constructed(Site, Given, S, Report);
     for (const Location &L : Elements)
       write({L}, Built, S, Update::Weak);
     return;

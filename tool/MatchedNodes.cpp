@@ -1,5 +1,6 @@
 //===- MatchedNodes.cpp - The nodes worth handing to the dma-* checks ---===//
 #include "MatchedNodes.h"
+#include "dmalint/Arguments.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -48,7 +49,10 @@ MatchCandidate MatchedNodes::candidate(const Stmt &S) {
   if (const auto *Call = dyn_cast<CallExpr>(&S)) {
     const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
     const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
-    return mayName(Call->getDirectCallee()) || (Method && mayName(Method->getParent()))
+    // A standard function that builds a descriptor from what it forwards
+    // (v.emplace_back(src, dst, sem, ...)) names no part of the API.
+    return mayName(Call->getDirectCallee()) || (Method && mayName(Method->getParent())) ||
+                   mayForwardConstruction(Call->getDirectCallee())
                ? MatchCandidate::Yes
                : MatchCandidate::No;
   }

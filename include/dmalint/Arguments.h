@@ -92,6 +92,25 @@ clang::QualType bufferElementType(clang::QualType T, const ApiIndex &Api);
 /// Arguments as written (default arguments included, as CXXDefaultArgExpr).
 llvm::SmallVector<const clang::Expr *, 8> callArguments(const clang::Expr *Call);
 
+/// A standard function that builds a descriptor from the arguments it
+/// forwards: `std::make_unique<D>(...)`, `std::make_shared<D>(...)`, and
+/// `emplace_back`, `emplace_front`, `emplace` of a container or an optional
+/// of descriptors. The general constructor of D the arguments go to (the
+/// API's argument positions: the one with the most parameters), and those
+/// arguments (a container's emplace position left out).
+struct ForwardedConstruction {
+  const clang::CXXConstructorDecl *Constructor = nullptr;
+  llvm::SmallVector<const clang::Expr *, 8> Arguments;
+};
+/// The names alone (no type looked at): what a walk of every call asks first.
+bool mayForwardConstruction(const clang::FunctionDecl *FD);
+std::optional<ForwardedConstruction> forwardedConstruction(const clang::CallExpr &Call,
+                                                           const ApiIndex &Api);
+/// The engagement of forwarded argument \p Index: a value of another type
+/// than the optional parameter is engaged by the conversion the
+/// constructor makes of it.
+Engagement forwardedEngagement(llvm::ArrayRef<const clang::Expr *> Args, unsigned Index);
+
 } // namespace dmalint
 
 #endif // DMALINT_ARGUMENTS_H

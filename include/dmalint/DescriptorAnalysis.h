@@ -71,8 +71,17 @@ struct ConstructionArguments {
     std::optional<bool> SrcSem, DeviceId; ///< Set or not; nullopt: unknown.
     const clang::Expr *SrcSemSite = nullptr, *DeviceIdSite = nullptr;
   };
+  /// The construction written out; null when a standard function builds
+  /// the copy from the arguments it forwards (Forwarding).
   const clang::CXXConstructExpr *Construct = nullptr;
+  /// `v.emplace_back(src, dst, sem, ...)`, `std::make_unique<D>(...)`,
+  /// `o.emplace(...)`: the call whose arguments are the constructor's.
+  const clang::Expr *Forwarding = nullptr;
   llvm::SmallVector<Combination, 2> Combinations;
+
+  const clang::Expr *site() const {
+    return Construct ? static_cast<const clang::Expr *>(Construct) : Forwarding;
+  }
 };
 
 /// A `wait_send` reached from a function's parameter with no remoteness

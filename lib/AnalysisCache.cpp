@@ -391,37 +391,52 @@ std::vector<const clang::Expr *> AnalysisCache::usedCopies(const FunctionAnalysi
                                                           const ApiIndex &For,
                                                           const AnalysisLimits &L) {
   std::vector<const clang::Expr *> Copies;
-  llvm::SmallPtrSet<const clang::Expr *, 8> Seen;
-  // A wrapper's call stands for what the wrapper returns (bounded: wrappers
-  // of wrappers are a few deep, and recursion is cut by Seen).
-  std::function<void(const clang::Expr *, unsigned)> Follow = [&](const clang::Expr *Site,
-                                                                  unsigned Depth) {
-    if (!Seen.insert(Site).second)
-      return;
-    if (For.isCopy(*Site)) {
-      Copies.push_back(Site);
-      return;
-    }
-    const auto *Call = llvm::dyn_cast<clang::CallExpr>(Site);
-    const clang::FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-    const clang::FunctionDecl *Definition = nullptr;
-    if (!Callee || Depth >= 8 || !L.UseSummaries || !Callee->hasBody(Definition) ||
-        Definition->isDependentContext())
-      return;
-    const FunctionAnalysis &Wrapper = analysis(*Definition, C, For, L);
-    if (Wrapper.HitWorkLimit)
-      return;
-    // Copied out first: analysing the next wrapper may drop this result.
-    std::vector<const clang::Expr *> Returned;
-    for (const PathValues &Values : Wrapper.Summary.Returns)
-      if (Values.Path.empty())
-        for (const auto &[Built, Kind] : Values.Values.Built)
-          Returned.push_back(Built);
-    for (const clang::Expr *Built : Returned)
-      Follow(Built, Depth + 1);
-  };
-  for (const clang::Expr *Site : A.usedConstructionSites())
-    Follow(Site, 0);
+  // A wrapper's call stands for what the wrapper returns at the place the
+  // copy was (the empty path for the value itself, `.out` of a returned
+  // struct). Bounded: wrappers of wrappers are a few deep, and recursion is
+  // cut by Seen.
+  std::set<std::pair<const clang::Expr *, std::optional<AccessPath>>> Seen;
+  std::function<void(const clang::Expr *, const std::optional<AccessPath> &, unsigned)>
+      Follow = [&](const clang::Expr *Site, const std::optional<AccessPath> &Path,
+                   unsigned Depth) {
+        if (!Seen.insert({Site, Path}).second)
+          return;
+        if (For.isCopy(*Site)) {
+          if (!llvm::is_contained(Copies, Site))
+            Copies.push_back(Site);
+          return;
+        }
+        const auto *Call = llvm::dyn_cast<clang::CallExpr>(Site);
+        const clang::FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+        const clang::FunctionDecl *Definition = nullptr;
+        if (!Callee || Depth >= 8 || !L.UseSummaries || !Callee->hasBody(Definition) ||
+            Definition->isDependentContext())
+          return;
+        const FunctionAnalysis &Wrapper = analysis(*Definition, C, For, L);
+        if (Wrapper.HitWorkLimit)
+          return;
+        // Copied out first: analysing the next wrapper may drop this result.
+        std::vector<const clang::Expr *> AtPath, AtEmpty, Anywhere;
+        for (const PathValues &Values : Wrapper.Summary.Returns)
+          for (const auto &[Built, Kind] : Values.Values.Built) {
+            if (Path && Values.Path == *Path && !llvm::is_contained(AtPath, Built))
+              AtPath.push_back(Built);
+            if (Values.Path.empty() && !llvm::is_contained(AtEmpty, Built))
+              AtEmpty.push_back(Built);
+            if (!llvm::is_contained(Anywhere, Built))
+              Anywhere.push_back(Built);
+          }
+        // A wrapper's summary names the calls it got copies from, not where
+        // below their values they were: reached that way (Path unknown), the
+        // value itself, or the one construction a struct or container
+        // holds (return Box{make_async_copy(...)}).
+        std::vector<const clang::Expr *> Returned =
+            Path ? AtPath : !AtEmpty.empty() || Anywhere.size() != 1 ? AtEmpty : Anywhere;
+        for (const clang::Expr *Built : Returned)
+          Follow(Built, std::nullopt, Depth + 1);
+      };
+  for (const auto &[Site, Path] : A.usedConstructions())
+    Follow(Site, Path, 0);
   return Copies;
 }
 

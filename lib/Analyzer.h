@@ -172,7 +172,9 @@ public:
   int32_t indexOf(const clang::Expr *Index) const;
 
   // ---------------------------------------------- DescriptorModel.cpp ---
-  Value originValue(const clang::Expr *Site, Remoteness Kind);
+  /// \p ReturnPath: where below what the wrapper call \p Site returns.
+  Value originValue(const clang::Expr *Site, Remoteness Kind,
+                    const AccessPath &ReturnPath = AccessPath());
   Value importedValue(const clang::Expr *Site, Remoteness Kind);
   Value paramValue(const clang::ParmVarDecl *P, unsigned Index, const AccessPath &Path);
   Value objectValue(const AccessPath &Path);
@@ -366,7 +368,7 @@ public:
   /// Set by a fold: uses of these origins are not known any more.
   llvm::DenseSet<OriginId> FoldedAway;
 
-  std::map<std::tuple<const void *, Remoteness, bool>, OriginId> OriginIds;
+  std::map<std::tuple<const void *, Remoteness, bool, AccessPath>, OriginId> OriginIds;
   std::map<std::pair<const void *, bool>, OriginId> OptionalOriginIds;
   std::map<std::tuple<const void *, bool, AccessPath>, OriginId> ParamOriginIds;
   std::map<Remoteness, OriginId> FoldedIds;

@@ -123,7 +123,10 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
                                  bool Imported, const State &S) {
   ValueSet Result;
   for (auto &[Site, Kind] : SV.Built) {
-    ValueSet Made = ValueSet::of(Imported ? importedValue(Site, Kind) : originValue(Call, Kind));
+    // Each place below the returned value is a copy of its own: the caller
+    // may start one member of a returned struct and not another.
+    ValueSet Made = ValueSet::of(Imported ? importedValue(Site, Kind)
+                                          : originValue(Call, Kind, Path));
     // Used by the callee before it returned it: used.
     if (!Imported && llvm::is_contained(SV.UsedByCallee, Site))
       markUsed(Made);

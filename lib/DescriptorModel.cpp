@@ -29,11 +29,12 @@ static Value internOrigin(Map &Ids, const KeyT &Key, FunctionAnalysis &Out,
   return Value{It->second, {}};
 }
 
-Value Analyzer::originValue(const Expr *Site, Remoteness Kind) {
+Value Analyzer::originValue(const Expr *Site, Remoteness Kind, const AccessPath &ReturnPath) {
   OriginInfo O;
   O.Site = Site;
   O.Kind = Kind;
-  return internOrigin(OriginIds, std::make_tuple(Site, Kind, false), Out, O);
+  O.ReturnPath = ReturnPath;
+  return internOrigin(OriginIds, std::make_tuple(Site, Kind, false, ReturnPath), Out, O);
 }
 
 Value Analyzer::importedValue(const Expr *Site, Remoteness Kind) {
@@ -41,7 +42,7 @@ Value Analyzer::importedValue(const Expr *Site, Remoteness Kind) {
   O.Site = Site;
   O.Kind = Kind;
   O.Imported = true;
-  return internOrigin(OriginIds, std::make_tuple(Site, Kind, true), Out, O);
+  return internOrigin(OriginIds, std::make_tuple(Site, Kind, true, AccessPath()), Out, O);
 }
 
 Value Analyzer::paramValue(const ParmVarDecl *P, unsigned Index, const AccessPath &Path) {

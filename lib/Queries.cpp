@@ -44,14 +44,16 @@ std::vector<OriginId> FunctionAnalysis::unusedConstructions() const {
   return Unused;
 }
 
-std::vector<const clang::Expr *> FunctionAnalysis::usedConstructionSites() const {
-  std::vector<const clang::Expr *> Sites;
+std::vector<std::pair<const clang::Expr *, AccessPath>>
+FunctionAnalysis::usedConstructions() const {
+  std::vector<std::pair<const clang::Expr *, AccessPath>> Sites;
   for (OriginId Id = 1; Id < Origins.size(); ++Id) {
     const OriginInfo &O = Origins[Id];
+    std::pair<const clang::Expr *, AccessPath> Site{O.Site, O.ReturnPath};
     if (O.isParameter() || !O.Site || O.Folded || O.Engaged || !startedOrWaited(Id) ||
-        llvm::is_contained(Sites, O.Site))
+        llvm::is_contained(Sites, Site))
       continue;
-    Sites.push_back(O.Site);
+    Sites.push_back(Site);
   }
   return Sites;
 }

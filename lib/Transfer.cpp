@@ -620,6 +620,25 @@ ValueSet Analyzer::eval(const Expr *E, const State &S) {
     T.unionWith(F);
     return T;
   }
+  // A member of a temporary (wrap(...).c, Box{...}.c): what building the
+  // temporary puts there, as for a temporary handed to a helper.
+  if (const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParens()); ME && !ME->isArrow()) {
+    llvm::SmallVector<PathStep, 4> Steps;
+    const Expr *Base = E->IgnoreParens();
+    while ((ME = dyn_cast<MemberExpr>(Base)) && !ME->isArrow()) {
+      const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (!Field)
+        break;
+      Steps.push_back(PathStep::field(Field));
+      Base = ME->getBase()->IgnoreParens();
+    }
+    std::reverse(Steps.begin(), Steps.end());
+    AccessPath Path;
+    if (!isa<MemberExpr>(Base) && Path.append(Steps))
+      if (const Expr *Temporary = temporaryBuilt(Base);
+          Temporary && Types.holdsDescriptors(Temporary->getType()))
+        return builtAt(Temporary, Path, S);
+  }
   if (E->isGLValue())
     return read(resolve(E, S), S);
   return unknown();

@@ -45,6 +45,10 @@ struct OriginInfo {
   /// class's member functions store in its members): never reported as unused
   /// here, and reported at a helper call only where it was built.
   bool Imported = false;
+  /// A copy a wrapper of the translation unit returns (Site is the call):
+  /// where below the returned value it is (`.in` and `.out` of a returned
+  /// struct of two copies are two origins; empty for the value itself).
+  AccessPath ReturnPath;
   /// Stands for the origins of one kind folded together where a location
   /// held too many (AnalysisLimits::MaxOriginsPerLocation): no site.
   bool Folded = false;
@@ -350,9 +354,10 @@ struct FunctionAnalysis {
     return Id < StartedOrWaited.size() && StartedOrWaited[Id];
   }
   /// The constructions (factory calls, constructor calls, calls of the
-  /// functions that returned them) of the copies this function starts or
-  /// waits: parameters and unknown origins aside.
-  std::vector<const clang::Expr *> usedConstructionSites() const;
+  /// functions that returned them, with the path below the returned value)
+  /// of the copies this function starts or waits: parameters and unknown
+  /// origins aside.
+  std::vector<std::pair<const clang::Expr *, AccessPath>> usedConstructions() const;
   /// Whether a receive-side wait of \p WaitSend's descriptor follows it.
   ReceiveWaitAfter receiveWaitAfter(const DescriptorUse &WaitSend) const;
   /// The origins that may be in flight just before \p Use (a start or a wait).

@@ -174,6 +174,29 @@ void Analyzer::run(const FunctionDecl &FD) {
     Out.ReceiveWaitMayFollow[I] = It->second.first;
     Out.ReceiveWaitMayBeMissing[I] = It->second.second;
   }
+  // A heap object a pointer of the caller's objects designates at the end
+  // is the caller's, and the copies built here that it holds escape: one
+  // stored through an out-parameter (p.w = new D(...), q->w = new D(...),
+  // out = std::make_unique<D>(...), p.v.push_back(std::make_unique<D>(...))).
+  if (Exit.Reachable) {
+    bool Outer = InReportSweep; // Marked as the report sweep marks: its end.
+    InReportSweep = true;
+    for (const auto &[L, C] : Exit.Cells) {
+      const auto *P = L.Kind == Location::Variable || L.Kind == Location::Object
+                          ? dyn_cast_or_null<ParmVarDecl>(static_cast<const Decl *>(L.Root))
+                          : nullptr;
+      if (!P || (L.Kind == Location::Variable && !P->getType()->isReferenceType()))
+        continue;
+      for (const Location &T : C.Targets) {
+        if (T.Kind != Location::Heap)
+          continue;
+        ValueSet Built = heldBelow({T}, Exit);
+        Built.filter([&](const Value &V) { return !Out.Origins[V.Origin].isParameter(); });
+        markEscaped(Built);
+      }
+    }
+    InReportSweep = Outer;
+  }
   summarise(FD, Exit);
   Out.StartedOrWaited.assign(Out.Origins.size(), false);
   for (OriginId Id = 0; Id < Out.Origins.size() && Id < Used.size(); ++Id)

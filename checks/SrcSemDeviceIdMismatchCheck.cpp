@@ -2,7 +2,6 @@
 #include "SrcSemDeviceIdMismatchCheck.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/Arguments.h"
-#include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang;
@@ -45,15 +44,17 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
   for (const ConstructionArguments &Built : Analysis->Constructions) {
     // Both written out (a value, std::nullopt, omitted): checkWritten's,
     // also where a standard function forwards them (emplace_back(...)).
+    std::optional<ForwardedConstruction> Forwarded;
     if (Built.Construct) {
       auto Args = callArguments(Built.Construct);
       if (argumentEngagement(Args, M.CtorSrcSemParam) != Engagement::Unknown &&
           argumentEngagement(Args, M.CtorDeviceIdParam) != Engagement::Unknown)
         continue;
     } else if (const auto *Call = dyn_cast<CallExpr>(Built.Forwarding)) {
-      std::optional<ForwardedConstruction> F = forwardedConstruction(*Call, *Api);
-      if (!F || (forwardedEngagement(F->Arguments, M.CtorSrcSemParam) != Engagement::Unknown &&
-                 forwardedEngagement(F->Arguments, M.CtorDeviceIdParam) != Engagement::Unknown))
+      Forwarded = forwardedConstruction(*Call, *Api);
+      if (!Forwarded ||
+          (forwardedEngagement(Forwarded->Arguments, M.CtorSrcSemParam) != Engagement::Unknown &&
+           forwardedEngagement(Forwarded->Arguments, M.CtorDeviceIdParam) != Engagement::Unknown))
         continue;
     }
     bool OnlySrcSem = false, OnlyDeviceId = false, AnyConsistent = false;
@@ -75,10 +76,6 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
       reached(At, std::nullopt);
       continue;
     }
-    std::optional<ForwardedConstruction> Forwarded;
-    if (!Built.Construct)
-      if (const auto *Call = dyn_cast<CallExpr>(Built.Forwarding))
-        Forwarded = forwardedConstruction(*Call, *Api);
     const CXXConstructorDecl *Ctor = Built.Construct ? Built.Construct->getConstructor()
                                      : Forwarded     ? Forwarded->Constructor
                                                      : nullptr;

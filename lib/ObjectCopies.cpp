@@ -126,6 +126,10 @@ public:
       MemberBases.insert(This);
       if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
         Mentions.push_back({ME, F});
+      else if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
+        Methods.push_back(MD);
+      else
+        OtherMember = true;
     } else if (const auto *Inner = dyn_cast<MemberExpr>(Base); Inner && !ME->isArrow()) {
       // Visited before the member it is reached through (`b_` of `b_.sem`).
       ChainBases.push_back({ME, Inner});
@@ -163,7 +167,18 @@ public:
         Out.insert(F);
     return Out;
   }
+  /// The members of `*this` named directly (`slot_`, not `sem` of `b_.sem`).
+  llvm::SmallVector<const FieldDecl *, 8> fields() const {
+    llvm::SmallVector<const FieldDecl *, 8> Out;
+    for (auto [ME, F] : Mentions)
+      Out.push_back(F);
+    return Out;
+  }
   bool Any = false;
+  /// The member functions called on `*this`.
+  std::vector<const CXXMethodDecl *> Methods;
+  /// A member of `*this` that is neither a field nor a member function.
+  bool OtherMember = false;
 
 private:
   void markRead(const Expr *E) {
@@ -280,14 +295,18 @@ llvm::DenseSet<const FieldDecl *> membersWritten(const Stmt *Body, bool &Any) {
   return Walk.written();
 }
 
+/// A member of arithmetic, enumeration or pointer-to-arithmetic type: what
+/// it holds is no handle of the API (reading it hands none on).
+static bool plainMember(const FieldDecl &F) {
+  QualType T = F.getType().getNonReferenceType();
+  return T->isArithmeticType() || T->isEnumeralType() ||
+         (T->isPointerType() && T->getPointeeType()->isArithmeticType());
+}
+
 bool mayHoldSemaphore(const FieldDecl &F, const ApiIndex &Api) {
   QualType T = F.getType().getNonReferenceType();
-  if (T->isArithmeticType() || T->isEnumeralType() || Api.isBufferType(T) ||
-      AnalysisCache::current().types(Api).holdsDescriptors(T))
-    return false;
-  if (T->isPointerType() && T->getPointeeType()->isArithmeticType())
-    return false;
-  return true;
+  return !plainMember(F) && !Api.isBufferType(T) &&
+         !AnalysisCache::current().types(Api).holdsDescriptors(T);
 }
 
 /// The body in its class template of \p MD, a member function of a
@@ -353,51 +372,6 @@ bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
   return !It->second || It->second->contains(&F);
 }
 
-namespace {
-
-/// What a body does with `*this`: the member functions it calls on it, and
-/// whether it names it otherwise than to reach a member.
-class ThisUses : public RecursiveASTVisitor<ThisUses> {
-public:
-  bool VisitMemberExpr(MemberExpr *ME) {
-    if (const auto *This = dyn_cast<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())) {
-      Reached.insert(This);
-      if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
-        Methods.push_back(MD);
-      else if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
-        Fields.push_back(F);
-      else
-        Other = true;
-    }
-    return true;
-  }
-  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *) {
-    Other = true;
-    return true;
-  }
-  bool VisitCXXThisExpr(CXXThisExpr *This) {
-    // Visited after the member expression above it.
-    if (!Reached.contains(This))
-      Other = true;
-    return true;
-  }
-  std::vector<const CXXMethodDecl *> Methods;
-  std::vector<const FieldDecl *> Fields;
-  bool Other = false;
-
-private:
-  llvm::DenseSet<const CXXThisExpr *> Reached;
-};
-
-/// A member of arithmetic, enumeration or pointer-to-arithmetic type: what
-/// it holds is no handle of the API (reading it hands none on).
-bool plainMember(const FieldDecl &F) {
-  QualType T = F.getType().getNonReferenceType();
-  return T->isArithmeticType() || T->isEnumeralType() ||
-         (T->isPointerType() && T->getPointeeType()->isArithmeticType());
-}
-
-} // namespace
 
 bool AnalysisCache::leavesObjectAlone(const CXXMethodDecl &MD, const ASTContext &C,
                                       const ApiIndex &For) {
@@ -411,16 +385,14 @@ bool AnalysisCache::leavesObjectAlone(const CXXMethodDecl &MD, const ASTContext 
     return It->second; // Answered, or being answered (a cycle: not known).
   if (reachesApi(*Definition, C, For))
     return false;
-  ThisUses Uses;
-  Uses.TraverseStmt(Definition->getBody());
-  if (Uses.Other)
+  MemberMentions Uses;
+  Uses.TraverseStmt(const_cast<Stmt *>(Definition->getBody()));
+  // `*this` named only to reach its members, and no member written: an
+  // index member rewritten (`slot_ = 1 - slot_`) changes which buffer the
+  // names of the caller's copies denote.
+  if (Uses.Any || Uses.OtherMember || !Uses.written().empty())
     return false;
-  // No member written: an index member rewritten (`slot_ = 1 - slot_`)
-  // changes which buffer the names of the caller's copies denote.
-  bool Any = false;
-  if (!membersWritten(Definition->getBody(), Any).empty() || Any)
-    return false;
-  for (const FieldDecl *F : Uses.Fields)
+  for (const FieldDecl *F : Uses.fields())
     if (!plainMember(*F) && !For.isBufferType(F->getType().getNonReferenceType()))
       return false;
   for (const CXXMethodDecl *Callee : Uses.Methods)

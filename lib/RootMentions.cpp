@@ -137,7 +137,20 @@ bool RootMentions::VisitCXXConstructExpr(CXXConstructExpr *CE) {
   return true;
 }
 
+bool RootMentions::VisitExplicitCastExpr(ExplicitCastExpr *Cast) {
+  // Visited before its operand. A name whose value is discarded can be
+  // waited by nothing: only the name itself, not a call that takes it.
+  if (Cast->getCastKind() == CK_ToVoid) {
+    const Expr *Operand = Cast->getSubExpr()->IgnoreParenImpCasts();
+    if (isa<DeclRefExpr, MemberExpr>(Operand))
+      Discarded.insert(Operand);
+  }
+  return true;
+}
+
 bool RootMentions::VisitDeclRefExpr(DeclRefExpr *DRE) {
+  if (Discarded.contains(DRE))
+    return true;
   if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
     addMention(V->getCanonicalDecl(), DRE);
   return true;
@@ -151,7 +164,10 @@ bool RootMentions::VisitMemberExpr(MemberExpr *ME) {
     return true;
   if (isa<CXXThisExpr>(Base)) {
     ThisAsBase.insert(Base);
-    addMention(F, ME);
+    if (!Discarded.contains(ME))
+      addMention(F, ME);
+  } else if (Discarded.contains(ME)) {
+    return true;
   } else if (isa<CXXThisExpr>(memberChainObject(*ME)) || memberChainVariable(*ME)) {
     // A member of a member of `*this` (`b_.sem`), of a variable (`s.sem`)
     // or of a member of one (`s.kv.sem`).

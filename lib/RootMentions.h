@@ -47,6 +47,8 @@ public:
   bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr *Call);
   bool VisitCXXConstructExpr(clang::CXXConstructExpr *CE);
   bool VisitDeclRefExpr(clang::DeclRefExpr *DRE);
+  /// `(void)sem;` reads the value and drops it: not a mention.
+  bool VisitExplicitCastExpr(clang::ExplicitCastExpr *Cast);
   /// A member of the object of a member function (`sem_`), or of a
   /// variable (`s.sem`), is a root too.
   bool VisitMemberExpr(clang::MemberExpr *ME);
@@ -136,6 +138,8 @@ private:
   std::vector<clang::VarDecl *> Initialising;
   llvm::DenseSet<const clang::Stmt *> SemaphoreArguments;
   std::vector<Mention> Mentions;
+  /// Operands of casts to void (`(void)alias;`).
+  llvm::DenseSet<const clang::Expr *> Discarded;
   /// The `this` that is the base of a member or the object of a member call.
   llvm::DenseSet<const clang::Expr *> ThisAsBase;
   /// The elements of local structs' braced initialisers, by the member each

@@ -84,20 +84,6 @@ bool sameFixes(const std::vector<FixItHint> &A, const std::vector<FixItHint> &B)
 }
 } // namespace
 
-/// The function \p Lambda (a lambda's call operator) is written in, through
-/// the lambdas around it; null for one written elsewhere (a member's
-/// initialiser, a global's).
-static const FunctionDecl *enclosingFunction(const CXXMethodDecl &Lambda) {
-  const DeclContext *DC = Lambda.getParent()->getDeclContext();
-  while (const auto *F = dyn_cast_or_null<FunctionDecl>(DC)) {
-    const auto *M = dyn_cast<CXXMethodDecl>(F);
-    if (!M || !M->getParent()->isLambda())
-      return F;
-    DC = M->getParent()->getDeclContext();
-  }
-  return nullptr;
-}
-
 bool DataflowCheck::analysedWithEnclosingFunction(const FunctionDecl &FD, ASTContext &Ctx) {
   const auto *Lambda = dyn_cast<CXXMethodDecl>(&FD);
   if (!Lambda || !Lambda->getParent()->isLambda())
@@ -110,13 +96,18 @@ bool DataflowCheck::analysedWithEnclosingFunction(const FunctionDecl &FD, ASTCon
 }
 
 const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx) {
+  return analysisOf(FD, Ctx, /*Alone=*/false);
+}
+
+const FunctionAnalysis *DataflowCheck::analysisOf(const FunctionDecl &FD, ASTContext &Ctx,
+                                                  bool Alone) {
   if (FD.isDependentContext() || Ctx.getDiagnostics().hasUncompilableErrorOccurred())
     return nullptr;
   // A lambda whose enclosing function's analysis ran it at each of its calls
   // is judged there: every use in it was reached with what the calls give
   // it, and an analysis of its own (parameters and captures unknown) would
   // only repeat that, at the cost of running every lambda it calls again.
-  if (analysedWithEnclosingFunction(FD, Ctx))
+  if (!Alone && analysedWithEnclosingFunction(FD, Ctx))
     return nullptr;
   const FunctionAnalysis &A = AnalysisCache::current().analysis(FD, Ctx, *Api, Limits);
   if (A.HitWorkLimit) {

@@ -51,6 +51,11 @@ protected:
   /// function over the work limit (then reported as a remark when
   /// ReportSkippedFunctions is set).
   const FunctionAnalysis *analysisOf(const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
+  /// As analysisOf, for a check that judges a lambda on its own even where
+  /// the function it is written in ran it (\p Alone): what holds within one
+  /// call of it, which that function's judgement may not see.
+  const FunctionAnalysis *analysisOf(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+                                     bool Alone);
   /// Whether \p FD is a lambda's call operator whose body the analysis of
   /// the function it is written in ran at every call it met, and never had
   /// to leave unrun (FunctionAnalysis::ranEveryCallOf).

@@ -26,7 +26,13 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
   ASTContext &Ctx = *Result.Context;
-  const FunctionAnalysis *Analysis = Function ? analysisOf(*Function, Ctx) : nullptr;
+  if (!Function)
+    return;
+  // A lambda handed to an emitter is judged on its own too: within one
+  // call, its starts and waits are its own (lambdaRacesJudgedAlone).
+  const auto *Lambda = dyn_cast<CXXMethodDecl>(Function);
+  bool Alone = Lambda && Lambda->getParent()->isLambda() && lambdaRacesJudgedAlone(*Lambda, *Api);
+  const FunctionAnalysis *Analysis = analysisOf(*Function, Ctx, Alone);
   if (!Analysis)
     return;
   for (const SemaphoreRace &R : semaphoreRaces(*Analysis, *Function, Ctx, *Api)) {
@@ -59,7 +65,9 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
           {R.WaitInHelper->getExprLoc(),
            formatMessage("the wait in '%0' is here",
                          {R.WaitIn ? helperName(*R.WaitIn) : Waiter})});
-    const char *Until = R.InLoop ? "before this iteration ends" : "before the function returns";
+    const char *Until = R.InLoop ? "before this iteration ends"
+                        : Lambda && Lambda->getParent()->isLambda() ? "before the lambda returns"
+                                                                    : "before the function returns";
     std::string Started = Quoted(R.InFlightBuffer, "the copy into '%0'", "the other copy");
     std::string On = Quoted(R.Semaphore, "'%0'", "the same semaphore");
     C.Notes.push_back(

@@ -317,6 +317,17 @@ bool isCallOperatorOf(const DeclContext *DC, const LambdaExpr &L) {
                 (Op->getParent() == L.getLambdaClass() && Op->getPrimaryTemplate()));
 }
 
+const FunctionDecl *enclosingFunction(const CXXMethodDecl &Lambda) {
+  const DeclContext *DC = Lambda.getParent()->getDeclContext();
+  while (const auto *F = dyn_cast_or_null<FunctionDecl>(DC)) {
+    const auto *M = dyn_cast<CXXMethodDecl>(F);
+    if (!M || !M->getParent()->isLambda())
+      return F;
+    DC = M->getParent()->getDeclContext();
+  }
+  return nullptr;
+}
+
 BodyParents::BodyParents(const FunctionDecl &Function) {
   if (Stmt *Root = Function.getBody())
     Bodies.push_back({&Function, Root, nullptr});

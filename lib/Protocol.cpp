@@ -200,6 +200,43 @@ bool setFromConstructorParameters(const FieldDecl &F) {
   return true;
 }
 
+/// Whether \p Body calls a closure, a function object or a function pointer:
+/// code that may reach what the lambda that made it captured without naming it.
+static bool callsThroughObject(const Stmt *Body) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitCallExpr(CallExpr *Call) {
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+        Found |= Op->getOperator() == OO_Call;
+      else if (!isa<CXXPseudoDestructorExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+        Found |= !Call->getDirectCallee();
+      return !Found;
+    }
+  } F;
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  return F.Found;
+}
+
+/// For a lambda judged on its own (its enclosing function does not run it
+/// at each of its calls: handed to an emitter, say), a parameter or local
+/// \p V of the function it is written in, which it captures, is its own for
+/// the length of one call: during a call only the lambda's code runs, and
+/// nothing it calls can wait \p V without naming it when that function (its
+/// lambdas included) names \p V only as the semaphore of copies and the
+/// lambda calls no closure or function object.
+static bool capturedForOneCall(const VarDecl &V, const FunctionDecl &FD, const ApiIndex &Api) {
+  const auto *Op = dyn_cast<CXXMethodDecl>(&FD);
+  if (!Op || !Op->getParent()->isLambda() || !FD.getBody())
+    return false;
+  const FunctionDecl *Enclosing = enclosingFunction(*Op);
+  if (!Enclosing || V.getDeclContext() != Enclosing || !Enclosing->getBody() ||
+      callsThroughObject(FD.getBody()))
+    return false;
+  RootMentions Outer(Api, AnalysisCache::current().variables(*Enclosing, Api));
+  Outer.TraverseStmt(Enclosing->getBody());
+  return Outer.onlyCopyArguments(V.getCanonicalDecl());
+}
+
 /// A root of the function's own: a parameter or a local, or a member of one
 /// that the function hands nowhere whole (`s.sem` of `const Scratch &s`), or
 /// a member of `*this` in a member function that hands `this` nowhere but to
@@ -260,7 +297,9 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
     return V && ownRoot(V, FD, Vars, Roots) && !Vars.mentionedWhole(V);
   }
   const auto *V = dyn_cast_or_null<VarDecl>(Root);
-  return V && (isa<ParmVarDecl>(V) || V->isLocalVarDecl()) && V->getDeclContext() == &FD;
+  if (!V || !(isa<ParmVarDecl>(V) || V->isLocalVarDecl()))
+    return false;
+  return V->getDeclContext() == &FD || capturedForOneCall(*V, FD, Vars.api());
 }
 
 } // namespace
@@ -654,12 +693,60 @@ bool exclusive(const Placement &A, const Placement &B, const ASTContext &Ctx) {
 
 } // namespace
 
+bool lambdaRacesJudgedAlone(const CXXMethodDecl &Op, const ApiIndex &Api) {
+  if (!Op.getParent()->isLambda() || !Op.getBody())
+    return false;
+  // It starts a copy and waits one in its own body.
+  struct Events : RecursiveASTVisitor<Events> {
+    const ApiIndex &Api;
+    bool Starts = false, Waits = false;
+    explicit Events(const ApiIndex &Api) : Api(Api) {}
+    bool VisitCallExpr(CallExpr *Call) {
+      switch (Api.roleOf(Call->getDirectCallee())) {
+      case ApiRole::Start:
+      case ApiRole::StartedLocalFactory:
+      case ApiRole::StartedRemoteFactory:
+        Starts = true;
+        break;
+      case ApiRole::Wait:
+      case ApiRole::WaitRecv:
+        Waits = true;
+        break;
+      default:
+        break;
+      }
+      return !(Starts && Waits);
+    }
+  } Made(Api);
+  Made.TraverseStmt(Op.getBody());
+  const FunctionDecl *Enclosing = enclosingFunction(Op);
+  if (!Made.Starts || !Made.Waits || !Enclosing || !Enclosing->getBody())
+    return false;
+  // Not one whose calls the function makes itself (semaphoreRaces judges
+  // those there, at each call), nor one that runs where it is written.
+  RootMentions Roots(Api, AnalysisCache::current().variables(*Enclosing, Api), {},
+                     /*CalledLambdas=*/true);
+  Roots.TraverseStmt(Enclosing->getBody());
+  struct Written : RecursiveASTVisitor<Written> {
+    const CXXMethodDecl &Op;
+    const LambdaExpr *Found = nullptr;
+    explicit Written(const CXXMethodDecl &Op) : Op(Op) {}
+    bool VisitLambdaExpr(LambdaExpr *L) {
+      if (isCallOperatorOf(&Op, *L))
+        Found = L;
+      return !Found;
+    }
+  } Expression(Op);
+  Expression.TraverseStmt(Enclosing->getBody());
+  const LambdaExpr *L = Expression.Found;
+  return L && !Roots.runsInPlace(L) &&
+         (Roots.callsOf(L).empty() || !Roots.onlyCalled(L) || Roots.calledInLambda(L));
+}
+
 std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const FunctionDecl &FD,
                                           const ASTContext &Ctx, const ApiIndex &Api) {
   std::vector<SemaphoreRace> Found;
   if (A.HitWorkLimit || !FD.hasBody())
-    return Found;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && MD->getParent()->isLambda())
     return Found;
   // Only a wait of local copies alone with another copy in flight before it
   // (not one it waits, not one handed on), or a helper's wait with a copy in
@@ -678,6 +765,11 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       llvm::none_of(A.ProtocolCalls, [](const ProtocolCall &PC) {
         return !PC.InFlightBefore.empty() && !PC.Summary.Waits.empty();
       }))
+    return Found;
+  // A lambda's waits are judged in the function that makes its calls, and
+  // on its own only where that function hands it on.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+      MD && MD->getParent()->isLambda() && !lambdaRacesJudgedAlone(*MD, Api))
     return Found;
   const SourceManager &SM = Ctx.getSourceManager();
   const UnwrittenVariables &Vars = AnalysisCache::current().variables(FD, Api);

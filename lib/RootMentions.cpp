@@ -196,7 +196,7 @@ bool RootMentions::VisitCXXThisExpr(CXXThisExpr *This) {
 
 void RootMentions::addMention(const ValueDecl *Root, const Expr *At) {
   const VarDecl *Init = Initialising.empty() ? nullptr : Initialising.back();
-  Mention M{Root, Inside > 0 && InLambda == 0, Init};
+  Mention M{Root, Inside > 0 && InLambda == 0, Inside > 0, Init};
   M.InField = Init && At == InitialisingElement ? InitialisingField : nullptr;
   // A followed argument written in a lambda: the constructor arguments of
   // an object the lambda makes (ObjectCopies.cpp), followed where the
@@ -233,6 +233,10 @@ bool RootMentions::onlyInCopies(const ValueDecl *Root, bool LambdaCopies) const 
       return false;
   }
   return true;
+}
+
+bool RootMentions::onlyCopyArguments(const ValueDecl *Root) const {
+  return llvm::all_of(Mentions, [&](const Mention &M) { return M.Var != Root || M.InAnyCopy; });
 }
 
 void RootMentions::addArguments(const Expr *Copy) {

@@ -68,6 +68,12 @@ public:
   /// \p LambdaCopies, also the semaphore arguments of the copies of lambdas
   /// only called, and of their calls.
   bool onlyInCopies(const clang::ValueDecl *Root, bool LambdaCopies = false) const;
+  /// True when every mention of \p Root, in the function's own code or in
+  /// any lambda of it, is a semaphore argument of a copy: nothing holds it
+  /// that a call could wait without naming it.
+  bool onlyCopyArguments(const clang::ValueDecl *Root) const;
+  /// Whether \p L runs where it is written: the function's own code.
+  bool runsInPlace(const clang::LambdaExpr *L) const { return InPlace.contains(L); }
   /// A lambda a local holds whose every mention is a call of it.
   bool onlyCalled(const clang::LambdaExpr *L) const;
   /// The local \p L initialises, if one does.
@@ -96,6 +102,7 @@ private:
   struct Mention {
     const clang::ValueDecl *Var; ///< A variable, or a member of `*this`.
     bool InCopy;
+    bool InAnyCopy; ///< A semaphore argument of a copy, in a lambda or not.
     const clang::VarDecl *InInitOf;
     /// A semaphore argument of a copy this lambda makes, or of its call for one.
     const clang::LambdaExpr *InLambdaCopy = nullptr;

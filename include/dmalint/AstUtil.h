@@ -103,6 +103,11 @@ void forEachGenericLambdaInstantiation(
 /// Whether \p DC is the call operator of \p L, or an instantiation of it.
 bool isCallOperatorOf(const clang::DeclContext *DC, const clang::LambdaExpr &L);
 
+/// The function \p Lambda (a lambda's call operator) is written in, through
+/// the lambdas around it; null for one written elsewhere (a member's
+/// initialiser, a global's).
+const clang::FunctionDecl *enclosingFunction(const clang::CXXMethodDecl &Lambda);
+
 /// For a RecursiveASTVisitor \p V: walks a generic lambda as the code that
 /// runs, its explicit captures and the bodies of the instantiations of its
 /// call operator, in place of its pattern. False (nothing walked) for any

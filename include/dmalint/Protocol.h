@@ -84,6 +84,13 @@ struct SemaphoreRace {
   const clang::VarDecl *WaitLambda = nullptr, *StartLambda = nullptr;
 };
 
+/// Whether dma-semaphore-race judges the lambda whose call operator is \p Op
+/// on its own: it starts and waits copies itself, and the function it is
+/// written in hands it on (to an emitter, say) instead of making its calls in
+/// its own code, so that function's judgement does not see them. Within one
+/// call, the lambda's starts and waits are then its own to judge.
+bool lambdaRacesJudgedAlone(const clang::CXXMethodDecl &Op, const ApiIndex &Api);
+
 /// The SemaphoreRace of \p A, the analysis of \p FD.
 std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A,
                                           const clang::FunctionDecl &FD,

@@ -28,8 +28,8 @@ void SemaphoreRaceCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (!Function)
     return;
-  // A lambda handed to an emitter is judged on its own too: within one
-  // call, its starts and waits are its own (lambdaRacesJudgedAlone).
+  // A lambda that starts and then waits is judged on its own too: within
+  // one call, its starts and waits are its own (lambdaRacesJudgedAlone).
   const auto *Lambda = dyn_cast<CXXMethodDecl>(Function);
   bool Alone = Lambda && Lambda->getParent()->isLambda() && lambdaRacesJudgedAlone(*Lambda, *Api);
   const FunctionAnalysis *Analysis = analysisOf(*Function, Ctx, Alone);

@@ -696,41 +696,45 @@ bool exclusive(const Placement &A, const Placement &B, const ASTContext &Ctx) {
 bool lambdaRacesJudgedAlone(const CXXMethodDecl &Op, const ApiIndex &Api) {
   if (!Op.getParent()->isLambda() || !Op.getBody())
     return false;
-  // It starts a copy and waits one in its own body.
+  // It starts a copy and then waits one, in the order written (the race
+  // check asks no more of a start and a wait): most lambdas of a kernel
+  // only start, only wait, or wait before they start (a flag's branches).
   struct Events : RecursiveASTVisitor<Events> {
     const ApiIndex &Api;
-    bool Starts = false, Waits = false;
+    bool Started = false, WaitAfterStart = false;
     explicit Events(const ApiIndex &Api) : Api(Api) {}
     bool VisitCallExpr(CallExpr *Call) {
       switch (Api.roleOf(Call->getDirectCallee())) {
       case ApiRole::Start:
       case ApiRole::StartedLocalFactory:
       case ApiRole::StartedRemoteFactory:
-        Starts = true;
+        Started = true;
         break;
       case ApiRole::Wait:
       case ApiRole::WaitRecv:
-        Waits = true;
+        WaitAfterStart = Started;
         break;
       default:
         break;
       }
-      return !(Starts && Waits);
+      return !WaitAfterStart;
     }
   } Made(Api);
   Made.TraverseStmt(Op.getBody());
   const FunctionDecl *Enclosing = enclosingFunction(Op);
-  if (!Made.Starts || !Made.Waits || !Enclosing || !Enclosing->getBody())
+  if (!Made.WaitAfterStart || !Enclosing || !Enclosing->getBody())
     return false;
-  // Not one whose calls the function makes itself (semaphoreRaces judges
-  // those there, at each call), nor one that runs where it is written.
-  RootMentions Roots(Api, AnalysisCache::current().variables(*Enclosing, Api), {},
-                     /*CalledLambdas=*/true);
-  Roots.TraverseStmt(Enclosing->getBody());
+  // Not one that runs where it is written: that is the function's own code,
+  // judged with it.
   struct Written : RecursiveASTVisitor<Written> {
     const CXXMethodDecl &Op;
     const LambdaExpr *Found = nullptr;
+    llvm::SmallPtrSet<const LambdaExpr *, 4> InPlace;
     explicit Written(const CXXMethodDecl &Op) : Op(Op) {}
+    bool VisitCallExpr(CallExpr *Call) {
+      addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
+      return true;
+    }
     bool VisitLambdaExpr(LambdaExpr *L) {
       if (isCallOperatorOf(&Op, *L))
         Found = L;
@@ -738,9 +742,7 @@ bool lambdaRacesJudgedAlone(const CXXMethodDecl &Op, const ApiIndex &Api) {
     }
   } Expression(Op);
   Expression.TraverseStmt(Enclosing->getBody());
-  const LambdaExpr *L = Expression.Found;
-  return L && !Roots.runsInPlace(L) &&
-         (Roots.callsOf(L).empty() || !Roots.onlyCalled(L) || Roots.calledInLambda(L));
+  return Expression.Found && !Expression.InPlace.contains(Expression.Found);
 }
 
 std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const FunctionDecl &FD,
@@ -767,7 +769,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       }))
     return Found;
   // A lambda's waits are judged in the function that makes its calls, and
-  // on its own only where that function hands it on.
+  // on its own within one call.
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
       MD && MD->getParent()->isLambda() && !lambdaRacesJudgedAlone(*MD, Api))
     return Found;

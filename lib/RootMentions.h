@@ -72,8 +72,6 @@ public:
   /// any lambda of it, is a semaphore argument of a copy: nothing holds it
   /// that a call could wait without naming it.
   bool onlyCopyArguments(const clang::ValueDecl *Root) const;
-  /// Whether \p L runs where it is written: the function's own code.
-  bool runsInPlace(const clang::LambdaExpr *L) const { return InPlace.contains(L); }
   /// A lambda a local holds whose every mention is a call of it.
   bool onlyCalled(const clang::LambdaExpr *L) const;
   /// The local \p L initialises, if one does.

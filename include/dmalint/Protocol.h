@@ -85,10 +85,12 @@ struct SemaphoreRace {
 };
 
 /// Whether dma-semaphore-race judges the lambda whose call operator is \p Op
-/// on its own: it starts and waits copies itself, and the function it is
-/// written in hands it on (to an emitter, say) instead of making its calls in
-/// its own code, so that function's judgement does not see them. Within one
-/// call, the lambda's starts and waits are then its own to judge.
+/// on its own, within one call: it starts a copy and then waits one in its
+/// body, and does not run where it is written (that is the code of the
+/// function it is written in, judged with it). The function that makes its
+/// calls judges what one call leaves in flight for another (at the calls);
+/// what is in flight within one call is the lambda's, however it is called
+/// (handed to an emitter, held in a local and called in a loop).
 bool lambdaRacesJudgedAlone(const clang::CXXMethodDecl &Op, const ApiIndex &Api);
 
 /// The SemaphoreRace of \p A, the analysis of \p FD.

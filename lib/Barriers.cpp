@@ -117,6 +117,9 @@ struct Frame {
   llvm::DenseMap<const VarDecl *, Value> Bindings;
   bool Top = false; ///< The function being judged (its loops and locals are followed).
   unsigned HelperDepth = 0;
+  /// For a lambda's call operator: the frame of its call, where what it
+  /// captures is read.
+  const Frame *Outer = nullptr;
 };
 
 /// A counted `for` loop.
@@ -224,6 +227,14 @@ private:
   /// An axis name held in a field: Value::axis, or unknown.
   Value axisMember(const MemberExpr *ME, const Frame &F);
   Value call(const CallExpr *Call, const Frame &F, unsigned Depth, bool WantDeviceId);
+  /// A call of a lambda a local of \p F holds, evaluated as a helper whose
+  /// captures are read in \p F.
+  Value lambdaCall(const clang::CXXOperatorCallExpr *Call, const Frame &F, unsigned Depth,
+                   bool WantDeviceId);
+  /// A helper \p Callee whose body returns an expression of its parameters,
+  /// with them bound to \p Args (evaluated in \p F).
+  Value helper(const clang::FunctionDecl &Callee, llvm::ArrayRef<const clang::Expr *> Args,
+               const Frame &F, const Frame *Outer, unsigned Depth, bool WantDeviceId);
   Value add(const Value &A, const Value &B, bool Subtract);
   Value remainder(const Value &A, const Value &B, const void *Site);
   Value conditional(const ConditionalOperator *CO, const Frame &F, unsigned Depth);
@@ -377,6 +388,16 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
     return {};
   if (auto It = F.Bindings.find(V); It != F.Bindings.end())
     return It->second;
+  // What a lambda captures, read in the frame of its call: a parameter of
+  // that function, or a variable it never writes (a captured variable the
+  // function writes may have changed between the lambda's making and call).
+  if (F.Outer && V->getDeclContext() != F.Function) {
+    const Frame &Outer = *F.Outer;
+    if (!isa<ParmVarDecl>(V) && V->hasLocalStorage() && !Outer.Vars->unwritten(V) &&
+        !V->getType().isConstQualified())
+      return {};
+    return variable(DRE, Outer, Depth + 1);
+  }
   if (V->getType()->isReferenceType())
     return {};
   // A constant of namespace or class scope: an axis name, a count.
@@ -455,6 +476,8 @@ Value Evaluator::variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth
 }
 
 Value Evaluator::call(const CallExpr *Call, const Frame &F, unsigned Depth, bool WantDeviceId) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call); Op && Op->getOperator() == OO_Call)
+    return lambdaCall(Op, F, Depth, WantDeviceId);
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || isa<CXXMethodDecl>(Callee))
     return {};
@@ -495,8 +518,35 @@ Value Evaluator::call(const CallExpr *Call, const Frame &F, unsigned Depth, bool
   // A helper of the translation unit that returns an expression of its
   // parameters: evaluated with them bound to the arguments.
   const FunctionDecl *Def = Callee->getDefinition();
-  if (!Def || !Def->hasBody() || Def->isVariadic() || Def->isDependentContext() ||
-      F.HelperDepth >= MaxHelperDepth || Def->getNumParams() != Call->getNumArgs())
+  if (!Def)
+    return {};
+  return helper(*Def, llvm::ArrayRef(Call->getArgs(), Call->getNumArgs()), F, nullptr, Depth,
+                WantDeviceId);
+}
+
+Value Evaluator::lambdaCall(const CXXOperatorCallExpr *Call, const Frame &F, unsigned Depth,
+                            bool WantDeviceId) {
+  // A local the function's own code initialises with a lambda (not a
+  // generic one: its call operator is a template), called by name.
+  const auto *DRE = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts());
+  const auto *Holder = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!Holder || !Holder->hasLocalStorage() || isa<ParmVarDecl>(Holder) ||
+      Holder->getType()->isReferenceType() || !Holder->getInit() ||
+      !F.Vars->ownVariable(Holder))
+    return {};
+  const auto *L = dyn_cast<LambdaExpr>(stripWrappers(Holder->getInit()));
+  const CXXMethodDecl *Op = L ? L->getCallOperator() : nullptr;
+  if (!Op || Op->getDescribedFunctionTemplate() || Call->getDirectCallee() != Op)
+    return {};
+  return helper(*Op, llvm::ArrayRef(Call->getArgs() + 1, Call->getNumArgs() - 1), F, &F, Depth,
+                WantDeviceId);
+}
+
+Value Evaluator::helper(const FunctionDecl &Callee, llvm::ArrayRef<const Expr *> Args,
+                        const Frame &F, const Frame *Outer, unsigned Depth, bool WantDeviceId) {
+  const FunctionDecl *Def = &Callee;
+  if (!Def->hasBody() || Def->isVariadic() || Def->isDependentContext() ||
+      F.HelperDepth >= MaxHelperDepth || Def->getNumParams() != Args.size())
     return {};
   const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
   if (!Body || Body->body_empty())
@@ -511,14 +561,15 @@ Value Evaluator::call(const CallExpr *Call, const Frame &F, unsigned Depth, bool
   Helper.Function = Def;
   Helper.Vars = &varsOf(Def);
   Helper.HelperDepth = F.HelperDepth + 1;
+  Helper.Outer = Outer;
   for (unsigned I = 0; I < Def->getNumParams(); ++I) {
     const ParmVarDecl *Param = Def->getParamDecl(I);
     QualType T = Param->getType().getNonReferenceType();
     if (!Helper.Vars->unwritten(Param))
       return {};
     Value Arg = T->isIntegralOrEnumerationType() || T->isPointerType()
-                    ? eval(Call->getArg(I), F, Depth + 1)
-                    : deviceId(Call->getArg(I), F, Depth + 1);
+                    ? eval(Args[I], F, Depth + 1)
+                    : deviceId(Args[I], F, Depth + 1);
     Helper.Bindings[Param] = std::move(Arg);
   }
   QualType Result = Def->getReturnType().getNonReferenceType();

@@ -134,16 +134,27 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
   }
   // The one copy a wrapper of the factory returns, named for the protocol
   // checks.
-  if (!Imported && Path.empty() && SV.Built.size() == 1 && Callee &&
-      !Out.ReturnedCopies.count(Call))
+  // The one copy a wrapper of the factory returns (or returns at Path
+  // below its value), named for the protocol checks.
+  if (!Imported && SV.Built.size() == 1 && Callee &&
+      (Path.empty() ? !Out.ReturnedCopies.count(Call)
+                    : !Out.ReturnedCopiesAt.count({Call, Path})))
     if (const FunctionDecl *Definition = summarisedDefinition(Callee))
-      if (const ProtocolSummary *P = Summaries->protocol(*Definition); P && P->Returned) {
+      if (const ProtocolSummary *P = Summaries->protocol(*Definition)) {
+        const ReturnedCopy *R = Path.empty() && P->Returned ? &*P->Returned : nullptr;
+        if (!Path.empty())
+          for (const StoredCopy &At : P->ReturnedAt)
+            if (At.Path == Path)
+              R = &At.Copy;
         // Named by the members of another object: not in this function's terms.
-        const ReturnedCopy &R = *P->Returned;
-        bool OnMembers = R.Receive.Member || (R.Source && R.Source->Member) ||
-                         (R.Target && R.Target->Member);
-        if (!OnMembers || isCallOnThis(Call))
-          Out.ReturnedCopies.try_emplace(Call, R);
+        bool OnMembers = R && (R->Receive.Member || (R->Source && R->Source->Member) ||
+                               (R->Target && R->Target->Member));
+        if (R && (!OnMembers || isCallOnThis(Call))) {
+          if (Path.empty())
+            Out.ReturnedCopies.try_emplace(Call, *R);
+          else
+            Out.ReturnedCopiesAt.try_emplace({Call, Path}, *R);
+        }
       }
   for (auto &[Index, From] : SV.FromParams) {
     if (Index >= Args.size()) {

@@ -30,11 +30,11 @@ std::optional<SemaphoreName> copySemaphoreOf(const FunctionAnalysis &A, const Or
     const Expr *E = Send ? Sems.Send : Sems.Receive;
     return E ? semaphoreName(E, Vars) : std::nullopt;
   }
-  auto Wrapped = A.ReturnedCopies.find(O.Site);
-  if (Wrapped == A.ReturnedCopies.end())
+  const ReturnedCopy *Wrapped = A.returnedCopy(O);
+  if (!Wrapped)
     return std::nullopt;
   const std::optional<SummarySemaphore> &Named =
-      Send ? Wrapped->second.Send : std::optional<SummarySemaphore>(Wrapped->second.Receive);
+      Send ? Wrapped->Send : std::optional<SummarySemaphore>(Wrapped->Receive);
   return Named ? semaphoreAtCall(*Named, callArguments(O.Site), Vars, Ctx) : std::nullopt;
 }
 
@@ -382,7 +382,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
           Finding.SendSemaphore = Send->Spelling;
         else // As the wrapper's call names it.
           Finding.SendText =
-              spellAtCall(*A.ReturnedCopies.find(O.Site)->second.Send, callArguments(O.Site), Ctx);
+              spellAtCall(*A.returnedCopy(O)->Send, callArguments(O.Site), Ctx);
       }
       Finding.Origins.push_back(D);
     }
@@ -492,15 +492,15 @@ std::optional<LocalCopy> copyAtCall(const SummarySemaphore &Sem,
 }
 
 /// The copy \p O when it is the one a helper of the translation unit
-/// returns (FunctionAnalysis::ReturnedCopies), named with the call's
+/// returns (FunctionAnalysis::returnedCopy), named with the call's
 /// arguments.
 std::optional<LocalCopy> returnedCopy(const FunctionAnalysis &A, const OriginInfo &O,
                                       const ApiIndex &Api, const UnwrittenVariables &Vars,
                                       const ASTContext &Ctx) {
-  auto It = madeLocalCopy(O) ? A.ReturnedCopies.find(O.Site) : A.ReturnedCopies.end();
-  if (It == A.ReturnedCopies.end())
+  const ReturnedCopy *Returned = madeLocalCopy(O) ? A.returnedCopy(O) : nullptr;
+  if (!Returned)
     return std::nullopt;
-  const ReturnedCopy &R = It->second;
+  const ReturnedCopy &R = *Returned;
   llvm::SmallVector<const Expr *, 8> Args = callArguments(O.Site);
   std::optional<LocalCopy> C = copyAtCall(R.Receive, R.Target, Args, Api, Vars, Ctx);
   if (C && R.Source)

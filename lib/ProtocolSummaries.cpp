@@ -904,8 +904,7 @@ private:
         continue;
       // The copy the summary returns is the caller's, made at its call: the
       // caller's analysis sees what is done with it.
-      if (ReturnedSite && O.Site == ReturnedSite && !Stored.count(O.Site) &&
-          madeInReturn(O.Site))
+      if (ReturnedSites.count(O.Site) && !Stored.count(O.Site) && madeInReturn(O.Site))
         continue;
       bool ToObject = StoredSites.count(O.Site) && Id < A.HandedOnBesidesObject.size() &&
                       !A.HandedOnBesidesObject[Id];
@@ -1363,29 +1362,66 @@ private:
   /// construction with semaphore and buffers its parameters name.
   void collectReturned() {
     const std::vector<PathValues> &Returns = A.Summary.Returns;
-    if (Returns.size() != 1 || !Returns.front().Path.empty())
+    // The copy one place below the returned value holds, made here at one
+    // construction that no other place holds.
+    auto Named = [&](const SummaryValues &V) -> std::optional<ReturnedCopy> {
+      if (V.Unknown || V.FromObject || !V.FromParams.empty() || V.Built.size() != 1 ||
+          V.Built.front().second == Remoteness::Unknown || !Api.isCopy(*V.Built.front().first))
+        return std::nullopt;
+      std::optional<ReturnedCopy> R = namedInParameters(V.Built.front().first);
+      // A remote copy is named only with its send semaphore.
+      if (R && V.Built.front().second == Remoteness::Remote && !R->Send)
+        return std::nullopt;
+      return R;
+    };
+    if (Returns.size() == 1 && Returns.front().Path.empty()) {
+      std::optional<ReturnedCopy> R = Named(Returns.front().Values);
+      if (!R)
+        return;
+      P.Returned = std::move(*R);
+      ReturnedSites.insert(Returns.front().Values.Built.front().first);
       return;
-    const SummaryValues &V = Returns.front().Values;
-    if (V.Unknown || V.FromObject || !V.FromParams.empty() || V.Built.size() != 1 ||
-        V.Built.front().second == Remoteness::Unknown || !Api.isCopy(*V.Built.front().first))
-      return;
-    const Expr *Site = V.Built.front().first;
-    std::optional<ReturnedCopy> R = namedInParameters(Site);
-    // A remote copy is named only with its send semaphore.
-    if (R && V.Built.front().second == Remoteness::Remote && !R->Send)
-      return;
-    if (!R)
-      return;
-    P.Returned = std::move(*R);
-    ReturnedSite = Site;
+    }
+    // Below the value (`return std::make_pair(make_async_copy(...), ...)`):
+    // each place its own construction.
+    llvm::SmallPtrSet<const Expr *, 4> Sites;
+    for (const PathValues &PV : Returns) {
+      if (PV.Path.empty())
+        return;
+      std::optional<ReturnedCopy> R = Named(PV.Values);
+      if (!R)
+        continue;
+      const Expr *Site = PV.Values.Built.front().first;
+      if (!Sites.insert(Site).second)
+        return; // One construction at two places: copies of one another.
+      P.ReturnedAt.push_back(StoredCopy{PV.Path, std::move(*R)});
+    }
+    ReturnedSites.insert(Sites.begin(), Sites.end());
   }
 
   /// Whether \p Site is made by a return statement (`return
   /// make_async_copy(...);`): nothing else in the function can touch it.
+  /// Or an element of the value a return statement builds, where no code
+  /// of the program runs on it: a braced list, a std::pair or std::tuple
+  /// (`return {make_async_copy(...), make_async_copy(...)};`,
+  /// `return std::make_pair(...)`).
   bool madeInReturn(const Expr *Site) {
     const Stmt *Parent = parents().getParent(Site);
+    auto Aggregate = [](const Stmt *S) {
+      if (isa<InitListExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr>(S))
+        return true;
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
+        return CE->getConstructor()->getParent()->isInStdNamespace();
+      if (const auto *Call = dyn_cast<CallExpr>(S)) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        return Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+               (Callee->getName() == "make_pair" || Callee->getName() == "make_tuple");
+      }
+      return false;
+    };
     while (Parent && isa<Expr>(Parent) &&
-           stripWrappers(cast<Expr>(Parent)) == stripWrappers(Site))
+           (stripWrappers(cast<Expr>(Parent)) == stripWrappers(Site) || Aggregate(Parent) ||
+            isa<ImplicitCastExpr, CXXFunctionalCastExpr, ExprWithCleanups, ParenExpr>(Parent)))
       Parent = parents().getParent(Parent);
     return Parent && isa<ReturnStmt>(Parent);
   }
@@ -1530,7 +1566,8 @@ private:
   std::optional<bool> ThisFollowed; ///< thisCallsFollowed(), once.
   /// A start or wait may act on the object's copies and is not stated as one.
   bool ObjectUnstated = false;
-  const Expr *ReturnedSite = nullptr; ///< Of P.Returned.
+  /// The constructions of P.Returned and P.ReturnedAt.
+  llvm::SmallPtrSet<const Expr *, 4> ReturnedSites;
   std::vector<OwnWait> Waits;
 };
 

@@ -9,6 +9,17 @@
 
 namespace dmalint {
 
+const ReturnedCopy *FunctionAnalysis::returnedCopy(const OriginInfo &O) const {
+  if (!O.Site)
+    return nullptr;
+  if (O.ReturnPath.empty()) {
+    auto It = ReturnedCopies.find(O.Site);
+    return It == ReturnedCopies.end() ? nullptr : &It->second;
+  }
+  auto It = ReturnedCopiesAt.find({O.Site, O.ReturnPath});
+  return It == ReturnedCopiesAt.end() ? nullptr : &It->second;
+}
+
 KindVerdict FunctionAnalysis::verdict(const ValueSet &Values, Remoteness Kind) const {
   KindVerdict V;
   bool Any = false;

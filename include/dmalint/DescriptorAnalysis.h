@@ -19,6 +19,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -289,6 +290,12 @@ struct FunctionAnalysis {
   /// of theirs (ProtocolSummary::Returned): the copy is the origin built at
   /// the call, and this names its semaphore and buffers.
   llvm::DenseMap<const clang::Expr *, ReturnedCopy> ReturnedCopies;
+  /// The same for the copies such a helper returns below its value
+  /// (ProtocolSummary::ReturnedAt), by call and place (OriginInfo::ReturnPath).
+  std::map<std::pair<const clang::Expr *, AccessPath>, ReturnedCopy> ReturnedCopiesAt;
+  /// The copy \p O is when a helper returns it at its call, named in the
+  /// helper's parameters; null otherwise.
+  const ReturnedCopy *returnedCopy(const OriginInfo &O) const;
   /// The factories that return started copies (async_copy), with the bool
   /// parameter facts on every path to each.
   std::vector<std::pair<const clang::Expr *, ParamFacts>> StartedFactories;

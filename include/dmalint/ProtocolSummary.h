@@ -153,6 +153,10 @@ struct MemberInit {
 struct ProtocolSummary {
   std::vector<HelperStart> Starts;
   std::optional<ReturnedCopy> Returned;
+  /// The copies it returns below its value instead, each made at one
+  /// construction of its own (`.first` and `.second` of a returned
+  /// `std::pair`, the members of a returned struct).
+  std::vector<StoredCopy> ReturnedAt;
   /// A constructor's: the copies it stores in its object, by path, and the
   /// members it sets from its parameters.
   std::vector<StoredCopy> Stored;

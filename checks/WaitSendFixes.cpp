@@ -232,8 +232,12 @@ llvm::SmallVector<FixItHint, 2> definiteLocalFix(const CXXMemberCallExpr &WaitSe
     return {FixItHint::CreateReplacement(
         CharSourceRange::getTokenRange(Member->getMemberLoc()), WaitRecv)};
   }
-  // The wait that follows already takes the bytes: remove this one, with its
-  // line when it stands alone on it. The removal starts at the previous
+  // The wait that follows already takes the bytes: remove this one. As the
+  // body of an if or a loop it becomes an empty block: removed, the
+  // statement after it would become the body.
+  if (!isa<CompoundStmt>(P.Parent))
+    return {FixItHint::CreateReplacement(Range, "{}")};
+  // In a block, it goes with its line when it stands alone on it. The removal starts at the previous
   // line's line break (clang's fix-it merging drops a whitespace character
   // next to a removal that would leave two adjacent ones), so the removed
   // line's own break ends the previous line: CRLF stays CRLF.

@@ -340,7 +340,16 @@ public:
   // ---------------------------------------------------- Summaries.cpp ---
   void recordReturn(const clang::Expr *Returned, State &S, unsigned Depth);
   void summarise(const clang::FunctionDecl &FD, const State &Exit);
-  SummaryValues toSummary(const ValueSet &VS) const;
+  /// \p VS for a summary; with \p Returned, the state at a return, whose
+  /// facts on bool parameters say when each construction is handed back
+  /// (SummaryValues::BuiltWhen).
+  SummaryValues toSummary(const ValueSet &VS, const State *Returned = nullptr) const;
+  /// Whether the construction \p Site of a callee's summary \p SV is
+  /// returned at a call with \p Args in state \p S; \p Assumed gets the
+  /// caller's facts it is returned on (SummaryValues::BuiltWhen).
+  bool returnedAtCall(const SummaryValues &SV, const clang::Expr *Site,
+                      llvm::ArrayRef<const clang::Expr *> Args, const State &S,
+                      FactSet &Assumed);
 
   // ----------------------------------------------------------- shared ---
   clang::ASTContext &Ctx;

@@ -117,16 +117,63 @@ ValueSet Analyzer::builtAt(const Expr *Temporary, const AccessPath &Path, const 
   return read({Scratch.child(Path.anyElement().steps())}, Copy);
 }
 
+bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site,
+                              llvm::ArrayRef<const Expr *> Args, const State &S,
+                              FactSet &Assumed) {
+  const ParamFacts *When = nullptr;
+  for (const auto &[Built, Facts] : SV.BuiltWhen)
+    if (Built == Site)
+      When = &Facts;
+  if (!When)
+    return true;
+  for (const ParamFact &F : *When) {
+    const Expr *Arg = F.Param < Args.size() ? bareArgument(Args[F.Param]) : nullptr;
+    if (!Arg || Arg->isValueDependent())
+      continue; // Not known here: returned whatever it is.
+    bool Constant;
+    if (Arg->EvaluateAsBooleanCondition(Constant, Ctx)) {
+      if (Constant != F.Holds)
+        return false;
+      continue;
+    }
+    bool Holds = F.Holds;
+    while (const auto *Not = dyn_cast<UnaryOperator>(Arg)) {
+      if (Not->getOpcode() != UO_LNot)
+        break;
+      Holds = !Holds;
+      Arg = Not->getSubExpr()->IgnoreParenImpCasts();
+    }
+    std::optional<AtomId> Atom = atomFor(Arg);
+    if (!Atom)
+      continue;
+    if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)
+      return false;
+    if (!Assumed.add(Fact{*Atom, Holds}))
+      return false;
+  }
+  return true;
+}
+
 ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
                                  llvm::ArrayRef<const Expr *> Args, const FunctionDecl *Callee,
                                  const LocationList *Object, const AccessPath &Path,
                                  bool Imported, const State &S) {
   ValueSet Result;
   for (auto &[Site, Kind] : SV.Built) {
+    // Returned on bool parameters: not at all where a constant argument
+    // says otherwise, and where the caller's own bool is passed, only
+    // where that holds.
+    FactSet Assumed;
+    if (!Imported && !returnedAtCall(SV, Site, Args, S, Assumed))
+      continue;
     // Each place below the returned value is a copy of its own: the caller
     // may start one member of a returned struct and not another.
-    ValueSet Made = ValueSet::of(Imported ? importedValue(Site, Kind)
-                                          : originValue(Call, Kind, Path));
+    Value V = Imported ? importedValue(Site, Kind) : originValue(Call, Kind, Path);
+    FactSet Joined;
+    if (!FactSet::conjoin(V.Assumed, Assumed, Joined))
+      continue;
+    V.Assumed = std::move(Joined);
+    ValueSet Made = ValueSet::of(std::move(V));
     // Used by the callee before it returned it: used.
     if (!Imported && llvm::is_contained(SV.UsedByCallee, Site))
       markUsed(Made);

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
+#include "dmalint/Semaphores.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
@@ -18,6 +20,36 @@ namespace dmalint {
 // ------------------------------------------------------- summary values ---
 
 void SummaryValues::unionWith(const SummaryValues &Other) {
+  // A construction returned under facts on one side and not at all on the
+  // other keeps them; under facts on both, those both hold; returned
+  // without any on either side, none.
+  auto WhenOf = [](const SummaryValues &SV, const clang::Expr *Site) -> const ParamFacts * {
+    for (const auto &[S, Facts] : SV.BuiltWhen)
+      if (S == Site)
+        return &Facts;
+    return nullptr;
+  };
+  auto Returns = [](const SummaryValues &SV, const clang::Expr *Site) {
+    return llvm::any_of(SV.Built, [&](const auto &B) { return B.first == Site; });
+  };
+  decltype(BuiltWhen) When;
+  for (const auto &[Site, Facts] : BuiltWhen) {
+    const ParamFacts *Theirs = WhenOf(Other, Site);
+    if (!Returns(Other, Site)) {
+      When.push_back({Site, Facts});
+    } else if (Theirs) {
+      ParamFacts Both;
+      for (const ParamFact &F : Facts)
+        if (llvm::is_contained(*Theirs, F))
+          Both.push_back(F);
+      if (!Both.empty())
+        When.push_back({Site, std::move(Both)});
+    }
+  }
+  for (const auto &[Site, Facts] : Other.BuiltWhen)
+    if (!Returns(*this, Site))
+      When.push_back({Site, Facts});
+  BuiltWhen = std::move(When);
   for (const auto &B : Other.Built)
     if (!llvm::is_contained(Built, B))
       Built.push_back(B);
@@ -37,7 +69,8 @@ bool operator==(const SummaryValues &A, const SummaryValues &B) {
              return llvm::is_contained(Y, E);
            });
   };
-  return Same(A.Built, B.Built) && Same(A.UsedByCallee, B.UsedByCallee) &&
+  return Same(A.Built, B.Built) && Same(A.BuiltWhen, B.BuiltWhen) &&
+         Same(A.UsedByCallee, B.UsedByCallee) &&
          Same(A.FromParams, B.FromParams) &&
          A.FromObject == B.FromObject && A.Unknown == B.Unknown;
 }
@@ -94,8 +127,50 @@ void unitePaths(std::vector<PathValues> &Into, const std::vector<PathValues> &Fr
 
 // ------------------------------------------------------------- analyzer ---
 
-SummaryValues Analyzer::toSummary(const ValueSet &VS) const {
+SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) const {
   SummaryValues SV;
+  if (Returned && Function) {
+    // The facts on bool parameters the function never writes (one it
+    // writes is no longer what the caller passed) under which a value is
+    // returned here: the path's and the value's own.
+    llvm::DenseMap<const clang::Expr *, std::optional<ParamFacts>> When;
+    const UnwrittenVariables *Vars = nullptr;
+    for (const Value &V : VS.values()) {
+      const OriginInfo &O = Out.Origins[V.Origin];
+      if (O.Param || O.ImplicitObject || O.Kind == Remoteness::Unknown || O.Folded || !O.Site)
+        continue;
+      ParamFacts Facts;
+      auto Add = [&](const Fact &F) {
+        if (F.Atom >= Atoms.size() || !Atoms[F.Atom].BoolParam)
+          return;
+        unsigned Index = *Atoms[F.Atom].BoolParam;
+        if (Index >= Function->getNumParams())
+          return;
+        if (!Vars)
+          Vars = &AnalysisCache::current().variables(*Function, Api);
+        if (!Vars->unwritten(Function->getParamDecl(Index)))
+          return;
+        ParamFact PF{Index, F.Holds};
+        if (!llvm::is_contained(Facts, PF))
+          Facts.push_back(PF);
+      };
+      for (const Fact &F : Returned->Facts)
+        Add(F);
+      for (const Fact &F : V.Assumed)
+        Add(F);
+      auto [It, New] = When.try_emplace(O.Site, Facts);
+      if (!New && It->second) {
+        ParamFacts Both;
+        for (const ParamFact &F : *It->second)
+          if (llvm::is_contained(Facts, F))
+            Both.push_back(F);
+        It->second = std::move(Both);
+      }
+    }
+    for (auto &[Site, Facts] : When)
+      if (Facts && !Facts->empty())
+        SV.BuiltWhen.push_back({Site, std::move(*Facts)});
+  }
   for (OriginId Id : VS.origins()) {
     const OriginInfo &O = Out.Origins[Id];
     if (O.Param) {
@@ -143,7 +218,7 @@ void Analyzer::recordReturn(const Expr *Returned, State &S, unsigned Depth) {
         All.unionWith(heldBelow({L}, S));
     if (Depth == 0 && It->second.Targets.empty())
       addPathValues(Out.Summary.Returns, Scratch.suffixOf(It->first),
-                    toSummary(It->second.Values));
+                    toSummary(It->second.Values, &S));
   }
   markEscaped(All);
   eraseBelow(Scratch, S);

@@ -122,6 +122,12 @@ struct SummaryValues {
   /// ones become copies built at the call (so a wrapper of make_async_copy
   /// is as precise as the factory); stored ones keep their site (Imported).
   llvm::SmallVector<std::pair<const clang::Expr *, Remoteness>, 2> Built;
+  /// For returned values: the bool parameters (never written) on which a
+  /// construction of Built is handed back, when every return of it is under
+  /// them (`if (remote) return make_async_remote_copy(...);`). A caller's
+  /// constant argument decides it; its own bool variable guards it. A site
+  /// not listed is returned whatever the parameters.
+  llvm::SmallVector<std::pair<const clang::Expr *, ParamFacts>, 1> BuiltWhen;
   /// The sites of Built that are not new to a caller: the function starts,
   /// waits or stores one elsewhere (on some path) before returning it, or
   /// reads it from an object. The caller's copy of one is used.

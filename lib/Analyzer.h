@@ -409,6 +409,8 @@ public:
   llvm::DenseMap<const clang::FunctionDecl *, ApiRole> Roles;
   llvm::DenseMap<const clang::FunctionDecl *, const clang::FunctionDecl *> SummarisedDefinition;
   llvm::DenseMap<const clang::Expr *, const clang::LambdaExpr *> Lambdas;
+  /// The lambda of each closure type lambdaOf has met (Analyzer::lambdaOf).
+  llvm::DenseMap<const clang::CXXRecordDecl *, const clang::LambdaExpr *> ClosureLambdas;
   /// How many inlined lambda calls are being run (DescriptorUse::InLambda).
   unsigned InlinedLambdas = 0;
 

@@ -1086,8 +1086,8 @@ public:
     const FunctionDecl *Callee = Call->getDirectCallee();
     unsigned Before = InPlace.size();
     addInPlaceLambdas(*Call, InPlace); // Met before its arguments.
-    if (InPlace.size() != Before && !isa<CXXOperatorCallExpr>(Call)) {
-      llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
+    if (InPlace.size() != Before) {
+      llvm::ArrayRef<const Expr *> Args = parameterArguments(*Call);
       for (unsigned I = 0; I < Args.size(); ++I)
         if (std::optional<bool> Runs = runsInPlace(Callee, Args, I, Ctx); Runs && !*Runs)
           NeverRun.insert(cast<LambdaExpr>(stripWrappers(Args[I])));

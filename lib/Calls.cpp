@@ -466,12 +466,26 @@ const LambdaExpr *Analyzer::lambdaOf(const Expr *E) {
     return It->second;
   const LambdaExpr *Found = nullptr;
   const Expr *Plain = stripWrappers(E);
-  if (const auto *L = dyn_cast<LambdaExpr>(Plain))
+  const auto *DRE = dyn_cast<DeclRefExpr>(Plain->IgnoreParenImpCasts());
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (const auto *L = dyn_cast<LambdaExpr>(Plain)) {
     Found = L;
-  else if (const auto *DRE = dyn_cast<DeclRefExpr>(Plain->IgnoreParenImpCasts()))
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-      if (VD->getInit() && VD->hasLocalStorage() && !VD->getType()->isReferenceType())
-        Found = dyn_cast<LambdaExpr>(stripWrappers(VD->getInit()));
+  } else if (VD && isa<ParmVarDecl>(VD)) {
+    // A parameter of a closure's type (`body` of a runner held in a local,
+    // `[](auto body) { body(); }`) holds the one lambda of that type: the
+    // one the call inlining this body was handed. Not yet handed one, it
+    // is asked again later.
+    if (const CXXRecordDecl *Closure = VD->getType().getNonReferenceType()->getAsCXXRecordDecl())
+      Found = ClosureLambdas.lookup(Closure);
+    if (!Found) {
+      Lambdas.erase(It);
+      return nullptr;
+    }
+  } else if (VD && VD->getInit() && VD->hasLocalStorage() && !VD->getType()->isReferenceType()) {
+    Found = dyn_cast<LambdaExpr>(stripWrappers(VD->getInit()));
+  }
+  if (Found)
+    ClosureLambdas.try_emplace(Found->getLambdaClass(), Found);
   It->second = Found;
   return Found;
 }

@@ -221,19 +221,38 @@ const LambdaExpr *inPlaceLambdaArgument(const FunctionDecl *Callee,
   return AnalysisCache::current().inPlaceRun(*Callee, Arg) ? Lambda : nullptr;
 }
 
+llvm::ArrayRef<const Expr *> parameterArguments(const CallExpr &Call) {
+  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
+  if (isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(Call.getDirectCallee()))
+    return Args.drop_front();
+  return Args;
+}
+
+/// The call operator \p Op calls when it calls a lambda held in a local
+/// (`auto run = [](auto body) { body(); }; run([&] { ... });`), else null.
+static const CXXMethodDecl *heldLambdaOperator(const CXXOperatorCallExpr &Op) {
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Op.getDirectCallee());
+  return Method && Method->getParent()->isLambda() ? Method : nullptr;
+}
+
 void addInPlaceLambdas(const CallExpr &Call, llvm::SmallPtrSetImpl<const LambdaExpr *> &Into) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
-    if (Op->getOperator() == OO_Call && Op->getNumArgs() >= 1)
-      if (const LambdaExpr *Lambda = writtenLambda(Op->getArg(0), /*AnyParameters=*/true))
-        Into.insert(Lambda); // [&] { ... }(), [&](int s) { ... }(slot)
-    return;
+    if (Op->getOperator() != OO_Call || Op->getNumArgs() < 1)
+      return;
+    if (const LambdaExpr *Lambda = writtenLambda(Op->getArg(0), /*AnyParameters=*/true)) {
+      Into.insert(Lambda); // [&] { ... }(), [&](int s) { ... }(slot)
+      return;
+    }
+    // A runner held in a local: its call operator is a function of the
+    // translation unit like any other, its arguments after the object.
+    Callee = heldLambdaOperator(*Op);
   }
   // A lambda's own type is a template's argument: every other call (most
   // of them, for the walks that ask at each call) stops here.
-  const FunctionDecl *Callee = Call.getDirectCallee();
   if (!Callee || !Callee->isTemplateInstantiation())
     return;
-  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
   for (unsigned I = 0; I < Args.size(); ++I)
     if (const LambdaExpr *Lambda = inPlaceLambdaArgument(Callee, Args, I))
       Into.insert(Lambda);
@@ -253,15 +272,17 @@ const CallExpr *inPlaceCall(const LambdaExpr &L, const ParentMap &PM) {
 
 const Expr *inPlaceConditionAt(const CallExpr &Call, const LambdaExpr &L, bool &Positive) {
   const FunctionDecl *Callee = Call.getDirectCallee();
-  if (!Callee || isa<CXXOperatorCallExpr>(Call))
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (!Callee || (Op && !heldLambdaOperator(*Op)))
     return nullptr;
-  for (unsigned I = 0; I < Call.getNumArgs(); ++I)
-    if (stripWrappers(Call.getArg(I)) == &L) {
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
+  for (unsigned I = 0; I < Args.size(); ++I)
+    if (stripWrappers(Args[I]) == &L) {
       const std::optional<InPlaceRun> &Run = AnalysisCache::current().inPlaceRun(*Callee, I);
-      if (!Run || !Run->Flag || *Run->Flag >= Call.getNumArgs())
+      if (!Run || !Run->Flag || *Run->Flag >= Args.size())
         return nullptr;
       Positive = Run->Positive;
-      return Call.getArg(*Run->Flag);
+      return Args[*Run->Flag];
     }
   return nullptr;
 }

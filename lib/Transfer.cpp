@@ -793,10 +793,19 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
   }
   if (K == OO_Call) {
     if (const LambdaExpr *Lambda = lambdaOf(Target)) {
+      // A runner held in a local, `when(false, [&] { ... })`: its body calls
+      // nothing but its lambda (inPlaceRun), and not with this constant.
+      const auto *CallOperator = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+      llvm::ArrayRef<const Expr *> Params = parameterArguments(*Op);
+      if (Lambda->capture_size() == 0)
+        for (unsigned I = 0; I < Params.size(); ++I)
+          if (std::optional<bool> Runs = runsInPlace(CallOperator, Params, I, Ctx); Runs && !*Runs)
+            return;
       llvm::SmallVector<LocationList, 2> ArgLocations;
       llvm::SmallVector<Location, 2> Scratches;
       for (unsigned I = 1; I < Op->getNumArgs(); ++I) {
         const Expr *Arg = Op->getArg(I);
+        lambdaOf(Arg); // A lambda handed on: its closure type names it.
         if (Arg->isGLValue() && !isa<MaterializeTemporaryExpr>(Arg->IgnoreParens())) {
           ArgLocations.push_back(resolve(Arg, S));
         } else {
@@ -809,7 +818,7 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
       }
       llvm::SmallPtrSet<const LambdaExpr *, 1> InPlace; // [&] { ... }()
       addInPlaceLambdas(*Op, InPlace);
-      inlineLambda(Lambda, dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()), ArgLocations,
+      inlineLambda(Lambda, CallOperator, ArgLocations,
                    S, /*MayNotRun=*/false, Report, Depth, InPlace.contains(Lambda));
       for (const Location &L : Scratches)
         eraseBelow(L, S);

@@ -41,6 +41,7 @@ void AnalysisCache::reset() {
   FieldsWritten.clear();
   ObjectLeftAlone.clear();
   Callees.reset();
+  Substitutions.clear();
   Ctx = nullptr;
   Api = nullptr;
   Limits = nullptr;

@@ -17,6 +17,7 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <functional>
 
 using namespace clang;
 
@@ -29,6 +30,107 @@ namespace {
 /// \p E as a term of the function of \p Vars: a constant, or the value of
 /// an integer parameter the function never writes (directly, or through
 /// unwritten integer locals that copy it).
+/// The one parameter of the function of \p Vars that \p E, an integer
+/// expression of constants, arithmetic and that parameter (never written),
+/// reads; null for anything else. \p Param is that parameter, once found.
+const ParmVarDecl *formulaParameter(const Expr *E, const UnwrittenVariables &Vars,
+                                    const ASTContext &Ctx, const ParmVarDecl *Param = nullptr,
+                                    unsigned Depth = 0) {
+  if (!E || Depth > 8 || !E->getType()->isIntegralOrEnumerationType())
+    return nullptr;
+  if (constantInt(E, Ctx))
+    return Param ? Param : nullptr;
+  if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+    if (ICE->getCastKind() == CK_LValueToRValue) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(ICE->getSubExpr()->IgnoreParens());
+      const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+      if (!P || P->getDeclContext() != &Vars.function() || !Vars.unwritten(P) ||
+          (Param && P != Param) ||
+          P->getType().getCanonicalType().getUnqualifiedType() !=
+              ICE->getType().getCanonicalType().getUnqualifiedType())
+        return nullptr;
+      return P;
+    }
+    if (ICE->getCastKind() != CK_IntegralCast && ICE->getCastKind() != CK_NoOp)
+      return nullptr;
+    return formulaParameter(ICE->getSubExpr(), Vars, Ctx, Param, Depth + 1);
+  }
+  if (const auto *PE = dyn_cast<ParenExpr>(E))
+    return formulaParameter(PE->getSubExpr(), Vars, Ctx, Param, Depth + 1);
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    return UO->getOpcode() == UO_Minus
+               ? formulaParameter(UO->getSubExpr(), Vars, Ctx, Param, Depth + 1)
+               : nullptr;
+  const auto *BO = dyn_cast<BinaryOperator>(E);
+  if (!BO)
+    return nullptr;
+  switch (BO->getOpcode()) {
+  case BO_Add: case BO_Sub: case BO_Mul: case BO_Div: case BO_Rem:
+  case BO_Xor: case BO_And: case BO_Or:
+    break;
+  default:
+    return nullptr;
+  }
+  const ParmVarDecl *L = formulaParameter(BO->getLHS(), Vars, Ctx, Param, Depth + 1);
+  if (!L && !constantInt(BO->getLHS(), Ctx))
+    return nullptr;
+  const ParmVarDecl *R = formulaParameter(BO->getRHS(), Vars, Ctx, L ? L : Param, Depth + 1);
+  if (!R && !constantInt(BO->getRHS(), Ctx))
+    return nullptr;
+  return R ? R : L;
+}
+
+/// \p E, a formula (formulaParameter), with the read of its parameter
+/// replaced by \p Arg (a prvalue of the parameter's type): new nodes in
+/// \p Ctx where something below changed, else E itself.
+const Expr *substitute(const Expr *E, Expr *Arg, ASTContext &Ctx) {
+  if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+    if (ICE->getCastKind() == CK_LValueToRValue) // formulaParameter: the parameter's.
+      return ICE->getType().getCanonicalType().getUnqualifiedType() ==
+                     Arg->getType().getCanonicalType().getUnqualifiedType()
+                 ? Arg
+                 : nullptr;
+    const Expr *Sub = substitute(ICE->getSubExpr(), Arg, Ctx);
+    if (!Sub || Sub == ICE->getSubExpr())
+      return Sub ? E : nullptr;
+    return ImplicitCastExpr::Create(Ctx, ICE->getType(), ICE->getCastKind(),
+                                    const_cast<Expr *>(Sub), nullptr, ICE->getValueKind(),
+                                    FPOptionsOverride());
+  }
+  if (const auto *PE = dyn_cast<ParenExpr>(E)) {
+    const Expr *Sub = substitute(PE->getSubExpr(), Arg, Ctx);
+    if (!Sub)
+      return nullptr;
+    return Sub == PE->getSubExpr()
+               ? E
+               : new (Ctx) ParenExpr(PE->getLParen(), PE->getRParen(), const_cast<Expr *>(Sub));
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    const Expr *Sub = substitute(UO->getSubExpr(), Arg, Ctx);
+    if (!Sub)
+      return nullptr;
+    return Sub == UO->getSubExpr()
+               ? E
+               : UnaryOperator::Create(Ctx, const_cast<Expr *>(Sub), UO->getOpcode(),
+                                       UO->getType(), UO->getValueKind(), UO->getObjectKind(),
+                                       UO->getOperatorLoc(), UO->canOverflow(),
+                                       FPOptionsOverride());
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    const Expr *L = substitute(BO->getLHS(), Arg, Ctx);
+    const Expr *R = substitute(BO->getRHS(), Arg, Ctx);
+    if (!L || !R)
+      return nullptr;
+    if (L == BO->getLHS() && R == BO->getRHS())
+      return E;
+    return BinaryOperator::Create(Ctx, const_cast<Expr *>(L), const_cast<Expr *>(R),
+                                  BO->getOpcode(), BO->getType(), BO->getValueKind(),
+                                  BO->getObjectKind(), BO->getOperatorLoc(),
+                                  FPOptionsOverride());
+  }
+  return E; // A constant.
+}
+
 SummaryTerm termOf(const Expr *E, const UnwrittenVariables &Vars, const ASTContext &Ctx) {
   SummaryTerm T;
   const Expr *B = bareArgument(E);
@@ -39,6 +141,15 @@ SummaryTerm termOf(const Expr *E, const UnwrittenVariables &Vars, const ASTConte
     }
     const auto *DRE = dyn_cast<DeclRefExpr>(B);
     const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!DRE) {
+      // Computed from one parameter: `buf.at(step % 2)`.
+      const Expr *Formula = B->IgnoreParens();
+      if (const ParmVarDecl *P = formulaParameter(Formula, Vars, Ctx)) {
+        T.Param = static_cast<int>(P->getFunctionScopeIndex());
+        T.Formula = Formula;
+      }
+      return T;
+    }
     if (!V || !V->getType()->isIntegralOrEnumerationType() || !Vars.unwritten(V))
       return T;
     if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
@@ -98,15 +209,32 @@ const FieldDecl *memberOf(const ValueDecl *Root, const UnwrittenVariables &Vars)
 }
 
 /// The expression a caller passes for a term (null: unknown).
-const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args) {
+const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
+                       const ASTContext &Ctx) {
   if (T.Constant)
     return T.Constant;
   if (T.Param < 0 || static_cast<size_t>(T.Param) >= Args.size())
     return nullptr;
   const Expr *Arg = Args[T.Param];
   if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(Arg))
-    return DA->getExpr(); // The callee's: named only if it is a constant.
-  return Arg;
+    Arg = DA->getExpr(); // The callee's: named only if it is a constant.
+  if (!T.Formula)
+    return Arg;
+  // The formula with the argument in the parameter's place: the argument
+  // as the call converts it, a value of the parameter's type.
+  if (isa<CXXDefaultArgExpr>(Args[T.Param]) && !constantInt(Arg, Ctx))
+    return nullptr;
+  const Expr *&Made = AnalysisCache::current().substitution(T.Formula, Arg);
+  if (!Made) {
+    auto &Mutable = const_cast<ASTContext &>(Ctx);
+    Expr *Value = const_cast<Expr *>(Arg);
+    if (Value->isGLValue())
+      Value = ImplicitCastExpr::Create(Mutable, Value->getType().getUnqualifiedType(),
+                                       CK_LValueToRValue, Value, nullptr, VK_PRValue,
+                                       FPOptionsOverride());
+    Made = substitute(T.Formula, Value, Mutable);
+  }
+  return Made;
 }
 
 /// \p E as the caller writes it: with \p Within, an expression of that
@@ -114,10 +242,55 @@ const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args) 
 /// ("" when it also mentions a local of the lambda).
 std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall *Within);
 
+/// \p Formula's text with its parameter's reads spelled \p Arg
+/// (parenthesised unless it is one token or a call).
+std::string spellFormula(const Expr *Formula, const Expr *ArgExpr, std::string Arg,
+                         const ASTContext &Ctx) {
+  std::string Text = spelling(Formula, Ctx);
+  if (Text.empty() || Arg.empty())
+    return "";
+  const Expr *Bare = bareArgument(ArgExpr);
+  if (!isa<DeclRefExpr, IntegerLiteral, CallExpr, ParenExpr, MemberExpr, ArraySubscriptExpr>(Bare))
+    Arg = "(" + Arg + ")";
+  const SourceManager &SM = Ctx.getSourceManager();
+  unsigned Begin = SM.getFileOffset(SM.getSpellingLoc(Formula->getBeginLoc()));
+  llvm::SmallVector<const DeclRefExpr *, 2> Reads;
+  std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && isa<ParmVarDecl>(DRE->getDecl()))
+      Reads.push_back(DRE);
+    for (const Stmt *Child : S->children())
+      if (Child)
+        Collect(Child);
+  };
+  Collect(Formula);
+  // From the last, so the offsets before stay valid.
+  llvm::sort(Reads, [&](const DeclRefExpr *A, const DeclRefExpr *B) {
+    return SM.getFileOffset(SM.getSpellingLoc(A->getLocation())) >
+           SM.getFileOffset(SM.getSpellingLoc(B->getLocation()));
+  });
+  for (const DeclRefExpr *DRE : Reads) {
+    unsigned At = SM.getFileOffset(SM.getSpellingLoc(DRE->getLocation()));
+    StringRef Name = DRE->getDecl()->getName();
+    if (At < Begin || At - Begin + Name.size() > Text.size() ||
+        Text.compare(At - Begin, Name.size(), Name) != 0)
+      return "";
+    Text.replace(At - Begin, Name.size(), Arg);
+  }
+  return Text;
+}
+
 std::string spellTerm(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
                       const ASTContext &Ctx, const LambdaCall *Within = nullptr) {
-  const Expr *E = termAtCall(T, Args);
-  return E ? spellArgument(E, Ctx, Within) : std::string();
+  const Expr *E = termAtCall(T, Args, Ctx);
+  if (!E)
+    return std::string();
+  if (T.Formula) {
+    const Expr *Arg = Args[T.Param];
+    if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(Arg))
+      Arg = DA->getExpr();
+    return spellFormula(T.Formula, Arg, spellArgument(Arg, Ctx, Within), Ctx);
+  }
+  return spellArgument(E, Ctx, Within);
 }
 
 } // namespace
@@ -178,7 +351,7 @@ std::optional<SemaphoreName> semaphoreAtCall(const SummarySemaphore &S,
   if (!N)
     return std::nullopt;
   for (const SummaryTerm &T : S.Indices)
-    N->Indices.push_back(termAtCall(T, Args));
+    N->Indices.push_back(termAtCall(T, Args, Ctx));
   if (Within)
     return semaphoreAtLambdaCall(*N, *Within, Vars);
   return N;
@@ -199,8 +372,8 @@ std::optional<BufferName> bufferAtCall(const SummaryBuffer &B, llvm::ArrayRef<co
   N->Inexact |= B.Inexact;
   for (const SummaryBuffer::Step &S : B.Steps) {
     BufferStep Step;
-    Step.Start = termAtCall(S.Start, Args);
-    Step.Size = S.Slice ? termAtCall(S.Size, Args) : nullptr;
+    Step.Start = termAtCall(S.Start, Args, Ctx);
+    Step.Size = S.Slice ? termAtCall(S.Size, Args, Ctx) : nullptr;
     if (!Step.Start || (S.Slice && !Step.Size)) {
       N->Inexact = true;
       break;
@@ -513,6 +686,18 @@ std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall
     unsigned At = SM.getFileOffset(SM.getSpellingLoc(DRE->getLocation()));
     std::string Arg = I < Within->Args.size() ? spelling(Within->Args[I], Ctx) : "";
     unsigned Length = DRE->getDecl()->getName().size();
+    // `step % 2` given `i + 1` is `(i + 1) % 2`; an operand of no operator
+    // (the expression, an argument) is the argument as written.
+    if (!Arg.empty() && At >= Begin && At - Begin + Length <= Text.size() &&
+        !isa<DeclRefExpr, IntegerLiteral, CallExpr, ParenExpr, MemberExpr, ArraySubscriptExpr>(
+            bareArgument(Within->Args[I]))) {
+      StringRef Before = StringRef(Text).take_front(At - Begin).rtrim();
+      StringRef After = StringRef(Text).drop_front(At - Begin + Length).ltrim();
+      bool Alone = (Before.empty() || Before.back() == '(' || Before.back() == ',') &&
+                   (After.empty() || After.front() == ')' || After.front() == ',');
+      if (!Alone)
+        Arg = "(" + Arg + ")";
+    }
     if (Arg.empty() || At < Begin || At - Begin + Length > Text.size() ||
         Text.compare(At - Begin, Length, DRE->getDecl()->getName()) != 0)
       return "";

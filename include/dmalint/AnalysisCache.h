@@ -106,6 +106,12 @@ public:
     llvm::DenseSet<const clang::FieldDecl *> Whole;
     llvm::DenseSet<std::pair<const clang::FieldDecl *, const clang::FieldDecl *>> Inner;
   };
+  /// The expression a summary's formula stands for at a call that passes
+  /// \p Arg for its parameter (SummaryTerm::Formula): made once per pair,
+  /// in the translation unit's ASTContext.
+  const clang::Expr *&substitution(const clang::Expr *Formula, const clang::Expr *Arg) {
+    return Substitutions[{Formula, Arg}];
+  }
   /// The protocol summary of \p FD an analysis of this translation unit
   /// already made (at a call of it), without making one: null if none did.
   const ProtocolSummary *protocolIfMade(const clang::FunctionDecl &FD) const;
@@ -135,6 +141,8 @@ private:
   /// set of limits per outermost call).
   clang::ASTContext *Ctx = nullptr;
   const ApiIndex *Api = nullptr;
+  llvm::DenseMap<std::pair<const clang::Expr *, const clang::Expr *>, const clang::Expr *>
+      Substitutions;
   const AnalysisLimits *Limits = nullptr;
 
   std::vector<const clang::FunctionDecl *> InProgress; ///< The analysis stack.

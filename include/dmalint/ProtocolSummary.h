@@ -40,6 +40,11 @@ struct LambdaCall;
 struct SummaryTerm {
   const clang::Expr *Constant = nullptr;
   int Param = -1;
+  /// With Param: an integer expression of the helper over that parameter
+  /// alone (`step % 2`, `1 - slot`, `(step + 1) % 2`), which a call names
+  /// with its argument in the parameter's place (a helper that computes its
+  /// slot from the step it is given).
+  const clang::Expr *Formula = nullptr;
   bool known() const { return Constant || Param >= 0; }
 };
 

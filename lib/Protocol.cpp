@@ -304,6 +304,53 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
 
 } // namespace
 
+namespace {
+
+/// Whether destroying an object of \p RD runs code of the program that
+/// reaches the API: its own destructor, or a member's or base's.
+bool destructorReachesApi(const CXXRecordDecl *RD, const ASTContext &Ctx, const ApiIndex &Api,
+                          unsigned Depth = 0) {
+  if (!RD || !RD->hasDefinition() || Depth > 4 || RD->isInStdNamespace())
+    return false;
+  RD = RD->getDefinition();
+  if (const CXXDestructorDecl *Dtor = RD->getDestructor();
+      Dtor && Dtor->isUserProvided() && AnalysisCache::current().reachesApi(*Dtor, Ctx, Api))
+    return true;
+  for (const FieldDecl *F : RD->fields())
+    if (destructorReachesApi(F->getType()->getBaseElementTypeUnsafe()->getAsCXXRecordDecl(),
+                             Ctx, Api, Depth + 1))
+      return true;
+  for (const CXXBaseSpecifier &B : RD->bases())
+    if (destructorReachesApi(B.getType()->getAsCXXRecordDecl(), Ctx, Api, Depth + 1))
+      return true;
+  return false;
+}
+
+/// Whether \p FD makes a local object or a temporary whose destruction runs
+/// code that reaches the API (a guard that waits in its destructor): the
+/// analysis does not run destructors, so that code may drain a semaphore or
+/// wait a copy when the object goes out of scope.
+bool destroysWithApi(const FunctionDecl &FD, const ASTContext &Ctx, const ApiIndex &Api) {
+  struct Walk : RecursiveASTVisitor<Walk> {
+    const ASTContext &Ctx;
+    const ApiIndex &Api;
+    bool Found = false;
+    Walk(const ASTContext &Ctx, const ApiIndex &Api) : Ctx(Ctx), Api(Api) {}
+    bool check(QualType T) {
+      if (!T.isNull() && !T->isReferenceType())
+        Found |= destructorReachesApi(T->getBaseElementTypeUnsafe()->getAsCXXRecordDecl(),
+                                      Ctx, Api);
+      return !Found;
+    }
+    bool VisitVarDecl(VarDecl *V) { return check(V->getType()); }
+    bool VisitCXXBindTemporaryExpr(CXXBindTemporaryExpr *E) { return check(E->getType()); }
+  } W(Ctx, Api);
+  W.TraverseStmt(FD.getBody());
+  return W.Found;
+}
+
+} // namespace
+
 std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const FunctionDecl &FD,
                                               const ASTContext &Ctx, const ApiIndex &Api,
                                               llvm::function_ref<bool()> CalledHere) {
@@ -359,7 +406,15 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     return *Called;
   };
 
+  std::optional<bool> Destroys;
+  auto DestroysWithApi = [&] {
+    if (!Destroys)
+      Destroys = destroysWithApi(FD, Ctx, Api);
+    return *Destroys;
+  };
   for (const auto &[U, Origins] : receiveWaitsOfRemoteCopies(A, Api)) {
+    if (DestroysWithApi())
+      return Found; // A destructor may drain any of them.
     Prepare();
     SendNeverWaited Finding;
     Finding.WaitRecv = U;
@@ -395,6 +450,8 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
     for (const HelperReceiveOnly &H : PC.Summary.ReceiveOnly) {
       if (H.Sends.empty())
         continue; // Not made at this call.
+      if (DestroysWithApi())
+        return Found;
       Prepare();
       bool Provable = true;
       for (const SummarySemaphore &Sem : H.Sends) {
@@ -538,6 +595,54 @@ std::optional<LocalCopy> copyAtLambdaCall(const Expr *Site, const LambdaCall &C,
   return Out;
 }
 
+/// The expression that builds the part \p Path of the value \p Built builds
+/// where no code of the program runs on it (`return std::make_pair(k, v)`:
+/// `.first` is k; `return KV{k, v}` of an aggregate: `.v` is v; a braced
+/// list, std::make_tuple or a std::pair or std::tuple constructor), else
+/// null. With no path, \p Built itself.
+static const Expr *elementBuilt(const Expr *Built, llvm::ArrayRef<PathStep> Path) {
+  for (const PathStep &Step : Path) {
+    if (!Built)
+      return nullptr;
+    Built = stripWrappers(Built)->IgnoreParenImpCasts();
+    llvm::ArrayRef<const Expr *> Parts;
+    llvm::SmallVector<const Expr *, 4> Storage;
+    if (const auto *Call = dyn_cast<CallExpr>(Built)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+          (Callee->getName() != "make_pair" && Callee->getName() != "make_tuple"))
+        return nullptr;
+      Storage.append(Call->arg_begin(), Call->arg_end());
+    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(Built)) {
+      if (!CE->getConstructor()->getParent()->isInStdNamespace())
+        return nullptr;
+      Storage.append(CE->arg_begin(), CE->arg_end());
+    } else if (const auto *IL = dyn_cast<InitListExpr>(Built)) {
+      for (unsigned I = 0; I < IL->getNumInits(); ++I)
+        Storage.push_back(IL->getInit(I));
+    } else {
+      return nullptr;
+    }
+    Parts = Storage;
+    unsigned Index;
+    if (Step.K == PathStep::Part && Step.Index >= 0) {
+      Index = static_cast<unsigned>(Step.Index);
+    } else if (Step.K == PathStep::Field && Step.FieldD) {
+      // An aggregate's initialisers are its fields in order (no bases);
+      // std::pair's first and second are its two parts.
+      const auto *RD = dyn_cast<CXXRecordDecl>(Step.FieldD->getParent());
+      bool Pair = RD && RD->isInStdNamespace() && RD->getName() == "pair";
+      if (!RD || (!Pair && (RD->getNumBases() != 0 || !isa<InitListExpr>(Built))))
+        return nullptr;
+      Index = Step.FieldD->getFieldIndex();
+    } else {
+      return nullptr;
+    }
+    Built = Index < Parts.size() ? Parts[Index] : nullptr;
+  }
+  return Built ? stripWrappers(Built) : nullptr;
+}
+
 /// The copy \p O when it is the one a lambda of the function returns at the
 /// call O was made by (`auto fetch = [&](int slot) { return
 /// make_async_copy(...); }; fetch(next).start();`): the lambda's one return
@@ -547,8 +652,8 @@ std::optional<LocalCopy> lambdaCopy(const OriginInfo &O, const ApiIndex &Api,
   std::optional<LambdaCall> C = madeLocalCopy(O) ? lambdaCall(O.Site) : std::nullopt;
   if (!C)
     return std::nullopt;
-  return copyAtLambdaCall(returnedConstruction(*C->Operator), *C, Api, Vars,
-                          Ctx);
+  return copyAtLambdaCall(elementBuilt(returnedConstruction(*C->Operator), O.ReturnPath.steps()),
+                          *C, Api, Vars, Ctx);
 }
 
 /// A start or a receive wait a lambda of the function makes on a local copy
@@ -1305,6 +1410,10 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         break; // One finding per wait.
     }
   }
+  // A destructor that reaches the API may wait the copy in flight before the
+  // iteration or the function ends.
+  if (!Found.empty() && destroysWithApi(FD, Ctx, Api))
+    Found.clear();
   return Found;
 }
 

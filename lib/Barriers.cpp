@@ -233,6 +233,8 @@ private:
                    bool WantDeviceId);
   /// A helper \p Callee whose body returns an expression of its parameters,
   /// with them bound to \p Args (evaluated in \p F).
+  /// The return statement \p S reaches under the bindings of \p F.
+  const clang::ReturnStmt *returnTaken(const clang::Stmt *S, const Frame &F, unsigned Depth);
   Value helper(const clang::FunctionDecl &Callee, llvm::ArrayRef<const clang::Expr *> Args,
                const Frame &F, const Frame *Outer, unsigned Depth, bool WantDeviceId);
   Value add(const Value &A, const Value &B, bool Subtract);
@@ -542,6 +544,81 @@ Value Evaluator::lambdaCall(const CXXOperatorCallExpr *Call, const Frame &F, uns
                 WantDeviceId);
 }
 
+const ReturnStmt *Evaluator::returnTaken(const Stmt *S, const Frame &F, unsigned Depth) {
+  // Declarations, then the statement that returns: a return, or an if or
+  // switch whose condition the bindings decide (`if (right) return ...;`,
+  // `switch (dir) { case Dir::kRight: return ...; default: return ...; }`).
+  // Anything else (a loop, an assignment, a condition not known here) is
+  // not an expression of the parameters.
+  if (!S || Depth > MaxDepth)
+    return nullptr;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    return R;
+  if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+    for (const Stmt *Child : Block->body()) {
+      if (isa<DeclStmt, NullStmt>(Child))
+        continue;
+      bool Returns = false;
+      const ReturnStmt *R = nullptr;
+      if (const auto *If = dyn_cast<IfStmt>(Child); If && !If->getElse()) {
+        // `if (c) return X;` then the rest: taken, or on to the rest.
+        if (If->getInit() || If->getConditionVariable() || If->isConsteval())
+          return nullptr;
+        std::optional<int64_t> C = eval(If->getCond(), F, Depth + 1).constant();
+        if (!C)
+          return nullptr;
+        if (!*C)
+          continue;
+        R = returnTaken(If->getThen(), F, Depth + 1);
+        Returns = true;
+      } else {
+        R = returnTaken(Child, F, Depth + 1);
+        Returns = true;
+      }
+      if (Returns)
+        return R;
+    }
+    return nullptr;
+  }
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    if (If->getInit() || If->getConditionVariable() || If->isConsteval() || !If->getElse())
+      return nullptr;
+    std::optional<int64_t> C = eval(If->getCond(), F, Depth + 1).constant();
+    if (!C)
+      return nullptr;
+    return returnTaken(*C ? If->getThen() : If->getElse(), F, Depth + 1);
+  }
+  if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
+    if (Switch->getInit() || Switch->getConditionVariable())
+      return nullptr;
+    std::optional<int64_t> C = eval(Switch->getCond(), F, Depth + 1).constant();
+    if (!C)
+      return nullptr;
+    // Only `case K: return ...;` labels and a default, each returning.
+    const SwitchCase *Taken = nullptr, *Default = nullptr;
+    for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC; SC = SC->getNextSwitchCase()) {
+      if (!isa<ReturnStmt>(SC->getSubStmt()))
+        return nullptr;
+      if (isa<DefaultStmt>(SC)) {
+        Default = SC;
+        continue;
+      }
+      const auto *Case = cast<CaseStmt>(SC);
+      if (Case->caseStmtIsGNURange())
+        return nullptr;
+      std::optional<int64_t> K = constantInt(Case->getLHS(), Ctx);
+      if (!K)
+        return nullptr;
+      if (*K == *C)
+        Taken = SC;
+    }
+    if (!Taken)
+      Taken = Default;
+    return Taken ? cast<ReturnStmt>(Taken->getSubStmt()) : nullptr;
+  }
+  return nullptr;
+}
+
 Value Evaluator::helper(const FunctionDecl &Callee, llvm::ArrayRef<const Expr *> Args,
                         const Frame &F, const Frame *Outer, unsigned Depth, bool WantDeviceId) {
   const FunctionDecl *Def = &Callee;
@@ -551,12 +628,6 @@ Value Evaluator::helper(const FunctionDecl &Callee, llvm::ArrayRef<const Expr *>
   const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
   if (!Body || Body->body_empty())
     return {};
-  const auto *Return = dyn_cast<ReturnStmt>(Body->body_back());
-  if (!Return || !Return->getRetValue())
-    return {};
-  for (const Stmt *S : Body->body())
-    if (S != Return && !isa<DeclStmt>(S))
-      return {}; // Branches, loops, other effects: not an expression.
   Frame Helper;
   Helper.Function = Def;
   Helper.Vars = &varsOf(Def);
@@ -572,6 +643,9 @@ Value Evaluator::helper(const FunctionDecl &Callee, llvm::ArrayRef<const Expr *>
                     : deviceId(Args[I], F, Depth + 1);
     Helper.Bindings[Param] = std::move(Arg);
   }
+  const ReturnStmt *Return = returnTaken(Body, Helper, Depth);
+  if (!Return || !Return->getRetValue())
+    return {};
   QualType Result = Def->getReturnType().getNonReferenceType();
   if (WantDeviceId || !Result->isIntegralOrEnumerationType())
     return deviceId(Return->getRetValue(), Helper, Depth + 1);
@@ -863,6 +937,14 @@ Value Evaluator::deviceId(const Expr *E, const Frame &F, unsigned Depth) {
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
     return deviceId(UO->getSubExpr(), F, Depth + 1);
+  // `right ? DeviceId{...} : DeviceId{...}` with the condition known here
+  // (a helper's parameter bound to a constant).
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    std::optional<int64_t> C = eval(CO->getCond(), F, Depth + 1).constant();
+    if (!C)
+      return {};
+    return deviceId(*C ? CO->getTrueExpr() : CO->getFalseExpr(), F, Depth + 1);
+  }
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
     if (isStdOptional(CE->getType()))
       return CE->getNumArgs() == 0 ? Value::deviceId(Value::Self)

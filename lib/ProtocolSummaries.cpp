@@ -27,15 +27,13 @@ namespace dmalint {
 
 namespace {
 
-/// \p E as a term of the function of \p Vars: a constant, or the value of
-/// an integer parameter the function never writes (directly, or through
-/// unwritten integer locals that copy it).
-/// The one parameter of the function of \p Vars that \p E, an integer
-/// expression of constants, arithmetic and that parameter (never written),
-/// reads; null for anything else. \p Param is that parameter, once found.
+/// The one parameter of \p Owner (the function of \p Vars, or a lambda's
+/// call operator in it) that \p E, an integer expression of constants,
+/// arithmetic and that parameter (never written), reads; null for anything
+/// else. \p Param is that parameter, once found.
 const ParmVarDecl *formulaParameter(const Expr *E, const UnwrittenVariables &Vars,
-                                    const ASTContext &Ctx, const ParmVarDecl *Param = nullptr,
-                                    unsigned Depth = 0) {
+                                    const ASTContext &Ctx, const DeclContext *Owner,
+                                    const ParmVarDecl *Param = nullptr, unsigned Depth = 0) {
   if (!E || Depth > 8 || !E->getType()->isIntegralOrEnumerationType())
     return nullptr;
   if (constantInt(E, Ctx))
@@ -44,7 +42,9 @@ const ParmVarDecl *formulaParameter(const Expr *E, const UnwrittenVariables &Var
     if (ICE->getCastKind() == CK_LValueToRValue) {
       const auto *DRE = dyn_cast<DeclRefExpr>(ICE->getSubExpr()->IgnoreParens());
       const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-      if (!P || P->getDeclContext() != &Vars.function() || !Vars.unwritten(P) ||
+      bool Unwritten = P && (Owner == &Vars.function() ? Vars.unwritten(P)
+                                                       : Vars.unwrittenInLambda(P));
+      if (!P || P->getDeclContext() != Owner || !Unwritten ||
           (Param && P != Param) ||
           P->getType().getCanonicalType().getUnqualifiedType() !=
               ICE->getType().getCanonicalType().getUnqualifiedType())
@@ -53,13 +53,13 @@ const ParmVarDecl *formulaParameter(const Expr *E, const UnwrittenVariables &Var
     }
     if (ICE->getCastKind() != CK_IntegralCast && ICE->getCastKind() != CK_NoOp)
       return nullptr;
-    return formulaParameter(ICE->getSubExpr(), Vars, Ctx, Param, Depth + 1);
+    return formulaParameter(ICE->getSubExpr(), Vars, Ctx, Owner, Param, Depth + 1);
   }
   if (const auto *PE = dyn_cast<ParenExpr>(E))
-    return formulaParameter(PE->getSubExpr(), Vars, Ctx, Param, Depth + 1);
+    return formulaParameter(PE->getSubExpr(), Vars, Ctx, Owner, Param, Depth + 1);
   if (const auto *UO = dyn_cast<UnaryOperator>(E))
     return UO->getOpcode() == UO_Minus
-               ? formulaParameter(UO->getSubExpr(), Vars, Ctx, Param, Depth + 1)
+               ? formulaParameter(UO->getSubExpr(), Vars, Ctx, Owner, Param, Depth + 1)
                : nullptr;
   const auto *BO = dyn_cast<BinaryOperator>(E);
   if (!BO)
@@ -71,10 +71,11 @@ const ParmVarDecl *formulaParameter(const Expr *E, const UnwrittenVariables &Var
   default:
     return nullptr;
   }
-  const ParmVarDecl *L = formulaParameter(BO->getLHS(), Vars, Ctx, Param, Depth + 1);
+  const ParmVarDecl *L = formulaParameter(BO->getLHS(), Vars, Ctx, Owner, Param, Depth + 1);
   if (!L && !constantInt(BO->getLHS(), Ctx))
     return nullptr;
-  const ParmVarDecl *R = formulaParameter(BO->getRHS(), Vars, Ctx, L ? L : Param, Depth + 1);
+  const ParmVarDecl *R =
+      formulaParameter(BO->getRHS(), Vars, Ctx, Owner, L ? L : Param, Depth + 1);
   if (!R && !constantInt(BO->getRHS(), Ctx))
     return nullptr;
   return R ? R : L;
@@ -131,6 +132,9 @@ const Expr *substitute(const Expr *E, Expr *Arg, ASTContext &Ctx) {
   return E; // A constant.
 }
 
+/// \p E as a term of the function of \p Vars: a constant, or the value of
+/// an integer parameter the function never writes (directly, or through
+/// unwritten integer locals that copy it), or a formula of one.
 SummaryTerm termOf(const Expr *E, const UnwrittenVariables &Vars, const ASTContext &Ctx) {
   SummaryTerm T;
   const Expr *B = bareArgument(E);
@@ -144,7 +148,7 @@ SummaryTerm termOf(const Expr *E, const UnwrittenVariables &Vars, const ASTConte
     if (!DRE) {
       // Computed from one parameter: `buf.at(step % 2)`.
       const Expr *Formula = B->IgnoreParens();
-      if (const ParmVarDecl *P = formulaParameter(Formula, Vars, Ctx)) {
+      if (const ParmVarDecl *P = formulaParameter(Formula, Vars, Ctx, &Vars.function())) {
         T.Param = static_cast<int>(P->getFunctionScopeIndex());
         T.Formula = Formula;
       }
@@ -208,6 +212,22 @@ const FieldDecl *memberOf(const ValueDecl *Root, const UnwrittenVariables &Vars)
   return F;
 }
 
+/// \p Formula (formulaParameter) with \p Arg in its parameter's place:
+/// made once per pair (AnalysisCache::substitution).
+const Expr *substituted(const Expr *Formula, const Expr *Arg, const ASTContext &Ctx) {
+  const Expr *&Made = AnalysisCache::current().substitution(Formula, Arg);
+  if (!Made) {
+    auto &Mutable = const_cast<ASTContext &>(Ctx);
+    Expr *Value = const_cast<Expr *>(Arg);
+    if (Value->isGLValue())
+      Value = ImplicitCastExpr::Create(Mutable, Value->getType().getUnqualifiedType(),
+                                       CK_LValueToRValue, Value, nullptr, VK_PRValue,
+                                       FPOptionsOverride());
+    Made = substitute(Formula, Value, Mutable);
+  }
+  return Made;
+}
+
 /// The expression a caller passes for a term (null: unknown).
 const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
                        const ASTContext &Ctx) {
@@ -224,17 +244,7 @@ const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
   // as the call converts it, a value of the parameter's type.
   if (isa<CXXDefaultArgExpr>(Args[T.Param]) && !constantInt(Arg, Ctx))
     return nullptr;
-  const Expr *&Made = AnalysisCache::current().substitution(T.Formula, Arg);
-  if (!Made) {
-    auto &Mutable = const_cast<ASTContext &>(Ctx);
-    Expr *Value = const_cast<Expr *>(Arg);
-    if (Value->isGLValue())
-      Value = ImplicitCastExpr::Create(Mutable, Value->getType().getUnqualifiedType(),
-                                       CK_LValueToRValue, Value, nullptr, VK_PRValue,
-                                       FPOptionsOverride());
-    Made = substitute(T.Formula, Value, Mutable);
-  }
-  return Made;
+  return substituted(T.Formula, Arg, Ctx);
 }
 
 /// \p E as the caller writes it: with \p Within, an expression of that
@@ -507,6 +517,15 @@ const Expr *indexAtLambdaCall(const Expr *E, const LambdaCall &C, const Unwritte
         V->getType()->isIntegralOrEnumerationType())
       return Depth < 4 ? indexAtLambdaCall(V->getInit(), C, Vars, Depth + 1) : nullptr;
   }
+  // Computed from one of its parameters (`buf.at(step % 2)`): the formula
+  // with the call's argument in the parameter's place.
+  const ASTContext &Ctx = C.Operator->getASTContext();
+  const Expr *Formula = bareArgument(E)->IgnoreParens();
+  if (const ParmVarDecl *P = formulaParameter(Formula, Vars, Ctx, C.Operator)) {
+    bool IsParameter = false;
+    const Expr *Arg = argumentFor(P, C, Vars, IsParameter);
+    return Arg ? substituted(Formula, Arg, Ctx) : nullptr;
+  }
   return onlyUnwrittenOfFunction(E, Vars) ? E : nullptr;
 }
 
@@ -614,6 +633,10 @@ std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &
         return spellAtLambda(V->getInit(), C, Ctx, Depth + 1);
     }
   }
+  // Its parameters spelled as the call's arguments (`step % 2` given
+  // `i + 1`: `(i + 1) % 2`).
+  if (std::string Text = spellArgument(E, Ctx, &C); !Text.empty())
+    return Text;
   return spelling(E, Ctx);
 }
 

@@ -279,9 +279,13 @@ public:
   /// \p Args. One handed to another function may run or not (\p MayNotRun).
   /// One that runs \p InPlace (InPlaceLambdas.h) is the function's own code:
   /// its uses are not DescriptorUse::InLambda.
+  /// With \p RunsWhen: the lambda runs only where that condition of the
+  /// caller evaluates to \p RunsWhenHolds (`when(r, [&] { ... })`), which
+  /// its body may then assume.
   void inlineLambda(const clang::LambdaExpr *Lambda, const clang::CXXMethodDecl *CallOperator,
                     llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
-                    bool Report, unsigned Depth, bool InPlace);
+                    bool Report, unsigned Depth, bool InPlace,
+                    const clang::Expr *RunsWhen = nullptr, bool RunsWhenHolds = true);
   /// A lambda handed to \p Callee as its argument \p Arg: one it runs in
   /// place only where it runs (never, under a constant false flag; surely,
   /// under a true one or none), any other as one that may run or not.
@@ -344,10 +348,10 @@ public:
   /// facts on bool parameters say when each construction is handed back
   /// (SummaryValues::BuiltWhen).
   SummaryValues toSummary(const ValueSet &VS, const State *Returned = nullptr) const;
-  /// Whether the construction \p Site of a callee's summary \p SV is
+  /// Whether the construction \p Site (of kind \p Kind) of a callee's summary \p SV is
   /// returned at a call with \p Args in state \p S; \p Assumed gets the
   /// caller's facts it is returned on (SummaryValues::BuiltWhen).
-  bool returnedAtCall(const SummaryValues &SV, const clang::Expr *Site,
+  bool returnedAtCall(const SummaryValues &SV, const clang::Expr *Site, Remoteness Kind,
                       llvm::ArrayRef<const clang::Expr *> Args, const State &S,
                       FactSet &Assumed);
 

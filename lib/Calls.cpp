@@ -11,6 +11,7 @@
 #include "Analyzer.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/InPlaceLambdas.h"
 #include "llvm/ADT/ScopeExit.h"
 
@@ -117,12 +118,12 @@ ValueSet Analyzer::builtAt(const Expr *Temporary, const AccessPath &Path, const 
   return read({Scratch.child(Path.anyElement().steps())}, Copy);
 }
 
-bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site,
+bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoteness Kind,
                               llvm::ArrayRef<const Expr *> Args, const State &S,
                               FactSet &Assumed) {
   const ParamFacts *When = nullptr;
   for (const auto &[Built, Facts] : SV.BuiltWhen)
-    if (Built == Site)
+    if (Built.first == Site && Built.second == Kind)
       When = &Facts;
   if (!When)
     return true;
@@ -164,7 +165,7 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
     // says otherwise, and where the caller's own bool is passed, only
     // where that holds.
     FactSet Assumed;
-    if (!Imported && !returnedAtCall(SV, Site, Args, S, Assumed))
+    if (!Imported && !returnedAtCall(SV, Site, Kind, Args, S, Assumed))
       continue;
     // Each place below the returned value is a copy of its own: the caller
     // may start one member of a returned struct and not another.
@@ -498,12 +499,24 @@ void Analyzer::inlineHandedLambda(const LambdaExpr *Lambda, const FunctionDecl *
   std::optional<bool> Runs = InPlace ? runsInPlace(Callee, Args, Arg, Ctx) : std::nullopt;
   if (Runs && !*Runs)
     return;
-  inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/!Runs, Report, Depth, InPlace);
+  // `when(r, [&] { ... })`: it runs where the argument for the flag holds
+  // (or fails), a condition of this function its body may assume.
+  const Expr *RunsWhen = nullptr;
+  bool Holds = true;
+  if (InPlace && !Runs)
+    if (const std::optional<InPlaceRun> &Run = AnalysisCache::current().inPlaceRun(*Callee, Arg);
+        Run && Run->Flag && *Run->Flag < Args.size() && !isa<CXXDefaultArgExpr>(Args[*Run->Flag])) {
+      RunsWhen = Args[*Run->Flag];
+      Holds = Run->Positive;
+    }
+  inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/!Runs, Report, Depth, InPlace, RunsWhen,
+               Holds);
 }
 
 void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallOperator,
                             llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
-                            bool Report, unsigned Depth, bool InPlace) {
+                            bool Report, unsigned Depth, bool InPlace, const Expr *RunsWhen,
+                            bool RunsWhenHolds) {
   const CXXMethodDecl *Op = CallOperator ? CallOperator : Lambda->getCallOperator();
   const CFG *G = Depth < Limits.MaxLambdaDepth && !Op->isDependentContext()
                      ? cfgFor(Op, Op->getBody())
@@ -551,6 +564,8 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
     else
       initialize(Here, VD->getType(), VD->getInit(), Entry, /*Report=*/false, Depth);
   }
+  if (RunsWhen)
+    refine(Entry, classify(RunsWhen, Entry), RunsWhenHolds);
   InlinedLambdas += !InPlace;
   State Exit = runCFG(*G, std::move(Entry), Report, Depth + 1);
   InlinedLambdas -= !InPlace;

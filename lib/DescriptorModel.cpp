@@ -368,10 +368,10 @@ void Analyzer::recordReceivePending(const CXXMemberCallExpr *WaitSend, const Loc
   }
   PendingReceive P{WaitSend, Locs[0]};
   auto It = llvm::lower_bound(S.Pending, P);
-  if (It != S.Pending.end() && *It == P) {
-    Note(false, true); // Sent twice without a receive wait in between.
+  // Sent again before a receive wait (in a loop): still pending, and the
+  // receive wait that follows, if any, follows both.
+  if (It != S.Pending.end() && *It == P)
     return;
-  }
   S.Pending.insert(It, P);
 }
 

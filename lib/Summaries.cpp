@@ -12,6 +12,7 @@
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/Semaphores.h"
 #include "llvm/ADT/ScopeExit.h"
+#include <map>
 
 using namespace clang;
 
@@ -23,14 +24,15 @@ void SummaryValues::unionWith(const SummaryValues &Other) {
   // A construction returned under facts on one side and not at all on the
   // other keeps them; under facts on both, those both hold; returned
   // without any on either side, none.
-  auto WhenOf = [](const SummaryValues &SV, const clang::Expr *Site) -> const ParamFacts * {
+  using Construction = std::pair<const clang::Expr *, Remoteness>;
+  auto WhenOf = [](const SummaryValues &SV, const Construction &Site) -> const ParamFacts * {
     for (const auto &[S, Facts] : SV.BuiltWhen)
       if (S == Site)
         return &Facts;
     return nullptr;
   };
-  auto Returns = [](const SummaryValues &SV, const clang::Expr *Site) {
-    return llvm::any_of(SV.Built, [&](const auto &B) { return B.first == Site; });
+  auto Returns = [](const SummaryValues &SV, const Construction &Site) {
+    return llvm::is_contained(SV.Built, Site);
   };
   decltype(BuiltWhen) When;
   for (const auto &[Site, Facts] : BuiltWhen) {
@@ -133,7 +135,9 @@ SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) con
     // The facts on bool parameters the function never writes (one it
     // writes is no longer what the caller passed) under which a value is
     // returned here: the path's and the value's own.
-    llvm::DenseMap<const clang::Expr *, std::optional<ParamFacts>> When;
+    // By construction and kind: a callee's summary returned here is one
+    // construction (the call) of either kind.
+    std::map<std::pair<const clang::Expr *, Remoteness>, std::optional<ParamFacts>> When;
     const UnwrittenVariables *Vars = nullptr;
     for (const Value &V : VS.values()) {
       const OriginInfo &O = Out.Origins[V.Origin];
@@ -158,7 +162,7 @@ SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) con
         Add(F);
       for (const Fact &F : V.Assumed)
         Add(F);
-      auto [It, New] = When.try_emplace(O.Site, Facts);
+      auto [It, New] = When.try_emplace({O.Site, O.Kind}, Facts);
       if (!New && It->second) {
         ParamFacts Both;
         for (const ParamFact &F : *It->second)

@@ -793,14 +793,18 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
   }
   if (K == OO_Call) {
     if (const LambdaExpr *Lambda = lambdaOf(Target)) {
-      // A runner held in a local, `when(false, [&] { ... })`: its body calls
-      // nothing but its lambda (inPlaceRun), and not with this constant.
+      // A runner held in a local (`auto when = [](bool c, auto f) { if (c)
+      // f(); }`) whose body calls nothing but its lambda (inPlaceRun): the
+      // lambda runs here as one handed to a function that runs it in place,
+      // under the argument for its flag.
       const auto *CallOperator = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
       llvm::ArrayRef<const Expr *> Params = parameterArguments(*Op);
       if (Lambda->capture_size() == 0)
         for (unsigned I = 0; I < Params.size(); ++I)
-          if (std::optional<bool> Runs = runsInPlace(CallOperator, Params, I, Ctx); Runs && !*Runs)
+          if (const LambdaExpr *Body = inPlaceLambdaArgument(CallOperator, Params, I)) {
+            inlineHandedLambda(Body, CallOperator, Params, I, S, Report, Depth);
             return;
+          }
       llvm::SmallVector<LocationList, 2> ArgLocations;
       llvm::SmallVector<Location, 2> Scratches;
       for (unsigned I = 1; I < Op->getNumArgs(); ++I) {

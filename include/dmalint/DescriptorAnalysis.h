@@ -127,7 +127,8 @@ struct SummaryValues {
   /// them (`if (remote) return make_async_remote_copy(...);`). A caller's
   /// constant argument decides it; its own bool variable guards it. A site
   /// not listed is returned whatever the parameters.
-  llvm::SmallVector<std::pair<const clang::Expr *, ParamFacts>, 1> BuiltWhen;
+  llvm::SmallVector<std::pair<std::pair<const clang::Expr *, Remoteness>, ParamFacts>, 1>
+      BuiltWhen;
   /// The sites of Built that are not new to a caller: the function starts,
   /// waits or stores one elsewhere (on some path) before returning it, or
   /// reads it from an object. The caller's copy of one is used.

@@ -278,6 +278,33 @@ const Expr *returnedConstruction(const FunctionDecl &FD) {
   return stripWrappers(Returns.front()->getRetValue());
 }
 
+const Expr *partBuilt(const Expr *E, unsigned Index) {
+  if (!E)
+    return nullptr;
+  E = stripWrappers(E)->IgnoreParenImpCasts();
+  llvm::SmallVector<const Expr *, 4> Parts;
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+        (Callee->getName() != "make_pair" && Callee->getName() != "make_tuple"))
+      return nullptr;
+    Parts.append(Call->arg_begin(), Call->arg_end());
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
+    if (!RD->isInStdNamespace() || !RD->getIdentifier() ||
+        (RD->getName() != "pair" && RD->getName() != "tuple") ||
+        Construct->getConstructor()->isCopyOrMoveConstructor())
+      return nullptr;
+    Parts.append(Construct->arg_begin(), Construct->arg_end());
+  } else if (const auto *List = dyn_cast<InitListExpr>(E)) {
+    for (unsigned I = 0; I < List->getNumInits(); ++I)
+      Parts.push_back(List->getInit(I));
+  } else {
+    return nullptr;
+  }
+  return Index < Parts.size() ? stripWrappers(Parts[Index]) : nullptr;
+}
+
 bool isInDependentContext(const Stmt &S, ASTContext &Ctx) {
   if (std::optional<bool> Answer = dependentByText(S, Ctx))
     return *Answer;

@@ -513,31 +513,10 @@ const VarDecl *holderOf(const ValueDecl *D, unsigned &Element) {
   return Holder;
 }
 
-/// Element \p Element of a pair or tuple \p E makes (`std::make_pair(k,
-/// v)`, `std::pair<A, B>(k, v)`, `{k, v}`); \p E itself for ~0u.
+/// Element \p Element of a pair or tuple \p E makes (partBuilt); \p E
+/// itself for ~0u.
 const Expr *elementOf(const Expr *E, unsigned Element) {
-  if (Element == ~0u || !E)
-    return E;
-  llvm::ArrayRef<const Expr *> Args;
-  llvm::SmallVector<const Expr *, 4> Storage;
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
-        (Callee->getName() != "make_pair" && Callee->getName() != "make_tuple"))
-      return nullptr;
-    Storage.append(Call->arg_begin(), Call->arg_end());
-  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-    const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
-    if (!RD->isInStdNamespace() || !RD->getIdentifier() ||
-        (RD->getName() != "pair" && RD->getName() != "tuple") ||
-        Construct->getConstructor()->isCopyOrMoveConstructor())
-      return nullptr;
-    Storage.append(Construct->arg_begin(), Construct->arg_end());
-  } else {
-    return nullptr;
-  }
-  Args = Storage;
-  return Element < Args.size() ? stripWrappers(Args[Element]) : nullptr;
+  return Element == ~0u ? E : partBuilt(E, Element);
 }
 
 } // namespace

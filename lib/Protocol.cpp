@@ -604,41 +604,20 @@ static const Expr *elementBuilt(const Expr *Built, llvm::ArrayRef<PathStep> Path
   for (const PathStep &Step : Path) {
     if (!Built)
       return nullptr;
-    Built = stripWrappers(Built)->IgnoreParenImpCasts();
-    llvm::ArrayRef<const Expr *> Parts;
-    llvm::SmallVector<const Expr *, 4> Storage;
-    if (const auto *Call = dyn_cast<CallExpr>(Built)) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
-          (Callee->getName() != "make_pair" && Callee->getName() != "make_tuple"))
-        return nullptr;
-      Storage.append(Call->arg_begin(), Call->arg_end());
-    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(Built)) {
-      if (!CE->getConstructor()->getParent()->isInStdNamespace())
-        return nullptr;
-      Storage.append(CE->arg_begin(), CE->arg_end());
-    } else if (const auto *IL = dyn_cast<InitListExpr>(Built)) {
-      for (unsigned I = 0; I < IL->getNumInits(); ++I)
-        Storage.push_back(IL->getInit(I));
-    } else {
-      return nullptr;
-    }
-    Parts = Storage;
-    unsigned Index;
     if (Step.K == PathStep::Part && Step.Index >= 0) {
-      Index = static_cast<unsigned>(Step.Index);
-    } else if (Step.K == PathStep::Field && Step.FieldD) {
-      // An aggregate's initialisers are its fields in order (no bases);
-      // std::pair's first and second are its two parts.
-      const auto *RD = dyn_cast<CXXRecordDecl>(Step.FieldD->getParent());
-      bool Pair = RD && RD->isInStdNamespace() && RD->getName() == "pair";
-      if (!RD || (!Pair && (RD->getNumBases() != 0 || !isa<InitListExpr>(Built))))
-        return nullptr;
-      Index = Step.FieldD->getFieldIndex();
-    } else {
-      return nullptr;
+      Built = partBuilt(Built, static_cast<unsigned>(Step.Index));
+      continue;
     }
-    Built = Index < Parts.size() ? Parts[Index] : nullptr;
+    // An aggregate's initialisers are its fields in order (no bases);
+    // std::pair's first and second are its two parts.
+    const auto *RD = Step.K == PathStep::Field && Step.FieldD
+                         ? dyn_cast<CXXRecordDecl>(Step.FieldD->getParent())
+                         : nullptr;
+    bool Pair = RD && RD->isInStdNamespace() && RD->getName() == "pair";
+    if (!RD || (!Pair && (RD->getNumBases() != 0 ||
+                          !isa<InitListExpr>(stripWrappers(Built)->IgnoreParenImpCasts()))))
+      return nullptr;
+    Built = partBuilt(Built, Step.FieldD->getFieldIndex());
   }
   return Built ? stripWrappers(Built) : nullptr;
 }

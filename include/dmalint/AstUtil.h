@@ -82,6 +82,13 @@ const clang::Stmt *loopBody(const clang::Stmt *Loop);
 /// of lambdas in it aside).
 const clang::Expr *returnedConstruction(const clang::FunctionDecl &FD);
 
+/// The expression that builds part \p Index of the value \p E builds where no
+/// code of the program runs on it: an argument of `std::make_pair` or
+/// `std::make_tuple`, of a `std::pair` or `std::tuple` constructor (not a
+/// copy or a move), or an initialiser of a braced list; without wrappers.
+/// Null for anything else.
+const clang::Expr *partBuilt(const clang::Expr *E, unsigned Index);
+
 /// True when \p S sits in a template pattern (code that is never run as
 /// written; only its instantiations are analysed).
 bool isInDependentContext(const clang::Stmt &S, clang::ASTContext &Ctx);

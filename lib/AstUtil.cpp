@@ -278,6 +278,26 @@ const Expr *returnedConstruction(const FunctionDecl &FD) {
   return stripWrappers(Returns.front()->getRetValue());
 }
 
+BoolArgument boolArgument(const Expr *Arg, bool Holds, const ASTContext &Ctx) {
+  BoolArgument Out;
+  Arg = Arg ? bareArgument(Arg) : nullptr;
+  if (!Arg || Arg->isValueDependent())
+    return Out;
+  if (bool Constant; Arg->EvaluateAsBooleanCondition(Constant, Ctx)) {
+    Out.Constant = Constant;
+    return Out;
+  }
+  while (const auto *Not = dyn_cast<UnaryOperator>(Arg)) {
+    if (Not->getOpcode() != UO_LNot)
+      break;
+    Holds = !Holds;
+    Arg = Not->getSubExpr()->IgnoreParenImpCasts();
+  }
+  Out.Tested = Arg;
+  Out.TestedHolds = Holds;
+  return Out;
+}
+
 const Expr *partBuilt(const Expr *E, unsigned Index) {
   if (!E)
     return nullptr;

@@ -128,23 +128,17 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
   if (!When)
     return true;
   for (const ParamFact &F : *When) {
-    const Expr *Arg = F.Param < Args.size() ? bareArgument(Args[F.Param]) : nullptr;
-    if (!Arg || Arg->isValueDependent())
-      continue; // Not known here: returned whatever it is.
-    bool Constant;
-    if (Arg->EvaluateAsBooleanCondition(Constant, Ctx)) {
-      if (Constant != F.Holds)
+    BoolArgument A =
+        boolArgument(F.Param < Args.size() ? Args[F.Param] : nullptr, F.Holds, Ctx);
+    if (A.Constant) {
+      if (*A.Constant != F.Holds)
         return false;
       continue;
     }
-    bool Holds = F.Holds;
-    while (const auto *Not = dyn_cast<UnaryOperator>(Arg)) {
-      if (Not->getOpcode() != UO_LNot)
-        break;
-      Holds = !Holds;
-      Arg = Not->getSubExpr()->IgnoreParenImpCasts();
-    }
-    std::optional<AtomId> Atom = atomFor(Arg);
+    if (!A.Tested)
+      continue; // Not known here: returned whatever it is.
+    bool Holds = A.TestedHolds;
+    std::optional<AtomId> Atom = atomFor(A.Tested);
     if (!Atom)
       continue;
     if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)

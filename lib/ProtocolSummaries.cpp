@@ -753,22 +753,15 @@ Decision decide(const ParamFacts &When, llvm::ArrayRef<const Expr *> Args,
       D.Open = true;
       continue;
     }
-    const Expr *Arg = bareArgument(Args[F.Param]);
-    bool Constant;
-    if (Arg && !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Constant, Ctx)) {
-      if (Constant != F.Holds)
+    BoolArgument A = boolArgument(Args[F.Param], F.Holds, Ctx);
+    if (A.Constant) {
+      if (*A.Constant != F.Holds)
         D.Applies = false;
       continue;
     }
     // `wait` or `!wait` for a bool parameter of the caller.
-    bool Holds = F.Holds;
-    while (const auto *Not = dyn_cast_or_null<UnaryOperator>(Arg)) {
-      if (Not->getOpcode() != UO_LNot)
-        break;
-      Holds = !Holds;
-      Arg = Not->getSubExpr()->IgnoreParenImpCasts();
-    }
-    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Arg);
+    bool Holds = A.TestedHolds;
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(A.Tested);
     const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
     if (!P || P->getDeclContext() != Caller || !P->getType()->isBooleanType()) {
       D.Decided = false;

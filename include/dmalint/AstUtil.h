@@ -82,6 +82,18 @@ const clang::Stmt *loopBody(const clang::Stmt *Loop);
 /// of lambdas in it aside).
 const clang::Expr *returnedConstruction(const clang::FunctionDecl &FD);
 
+/// What a call's argument \p Arg says of a callee's fact "its bool parameter
+/// is \p Holds": \p Constant when clang evaluates the argument (then the
+/// fact is that constant's), else the argument without its `!`s (\p Tested)
+/// and whether it must hold for the fact (\p TestedHolds). Null Tested and
+/// no Constant: a dependent or missing argument.
+struct BoolArgument {
+  std::optional<bool> Constant;
+  const clang::Expr *Tested = nullptr;
+  bool TestedHolds = true;
+};
+BoolArgument boolArgument(const clang::Expr *Arg, bool Holds, const clang::ASTContext &Ctx);
+
 /// The expression that builds part \p Index of the value \p E builds where no
 /// code of the program runs on it: an argument of `std::make_pair` or
 /// `std::make_tuple`, of a `std::pair` or `std::tuple` constructor (not a

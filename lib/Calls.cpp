@@ -154,6 +154,7 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
                                  const LocationList *Object, const AccessPath &Path,
                                  bool Imported, const State &S) {
   ValueSet Result;
+  llvm::SmallVector<Remoteness, 2> KindsReturned;
   for (auto &[Site, Kind] : SV.Built) {
     // Returned on bool parameters: not at all where a constant argument
     // says otherwise, and where the caller's own bool is passed, only
@@ -161,6 +162,7 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
     FactSet Assumed;
     if (!Imported && !returnedAtCall(SV, Site, Kind, Args, S, Assumed))
       continue;
+    KindsReturned.push_back(Kind);
     // Each place below the returned value is a copy of its own: the caller
     // may start one member of a returned struct and not another.
     Value V = Imported ? importedValue(Site, Kind) : originValue(Call, Kind, Path);
@@ -178,12 +180,18 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
   // checks.
   // The one copy a wrapper of the factory returns (or returns at Path
   // below its value), named for the protocol checks.
-  if (!Imported && SV.Built.size() == 1 && Callee &&
+  // One of two a wrapper picks on a bool, where the arguments pick it.
+  bool Picked = SV.Built.size() == 2 && KindsReturned.size() == 1 && Path.empty();
+  if (!Imported && (SV.Built.size() == 1 || Picked) && Callee &&
       (Path.empty() ? !Out.ReturnedCopies.count(Call)
                     : !Out.ReturnedCopiesAt.count({Call, Path})))
     if (const FunctionDecl *Definition = summarisedDefinition(Callee))
       if (const ProtocolSummary *P = Summaries->protocol(*Definition)) {
         const ReturnedCopy *R = Path.empty() && P->Returned ? &*P->Returned : nullptr;
+        if (Picked)
+          for (const auto &[Kind, Copy] : P->ReturnedPicked)
+            if (Kind == KindsReturned.front())
+              R = &Copy;
         if (!Path.empty())
           for (const StoredCopy &At : P->ReturnedAt)
             if (At.Path == Path)

@@ -271,6 +271,12 @@ void resolveOwnMembers(ProtocolSummary &P) {
                      !Buffer(P.Returned->Source) ||
                      (P.Returned->Send && !Semaphore(*P.Returned->Send))))
     P.Returned.reset();
+  for (auto &[Kind, R] : P.ReturnedPicked)
+    if (!Semaphore(R.Receive) || !Buffer(R.Target) || !Buffer(R.Source) ||
+        (R.Send && !Semaphore(*R.Send))) {
+      P.ReturnedPicked.clear();
+      break;
+    }
   llvm::erase_if(P.Starts, [&](HelperStart &H) {
     if (!Semaphore(H.Receive))
       return true;

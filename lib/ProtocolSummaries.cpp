@@ -1576,7 +1576,25 @@ private:
       return R;
     };
     if (Returns.size() == 1 && Returns.front().Path.empty()) {
-      std::optional<ReturnedCopy> R = Named(Returns.front().Values);
+      const SummaryValues &V = Returns.front().Values;
+      std::optional<ReturnedCopy> R = Named(V);
+      if (!R && !V.Unknown && !V.FromObject && V.FromParams.empty() && V.Built.size() == 2 &&
+          V.Built[0].second != V.Built[1].second) {
+        // One local and one remote construction: each named on its own.
+        for (const auto &[Site, Kind] : V.Built) {
+          SummaryValues One;
+          One.Built.push_back({Site, Kind});
+          std::optional<ReturnedCopy> Picked = Named(One);
+          if (!Picked) {
+            P.ReturnedPicked.clear();
+            return;
+          }
+          P.ReturnedPicked.push_back({Kind, std::move(*Picked)});
+        }
+        ReturnedSites.insert(V.Built[0].first);
+        ReturnedSites.insert(V.Built[1].first);
+        return;
+      }
       if (!R)
         return;
       P.Returned = std::move(*R);
@@ -1609,7 +1627,10 @@ private:
   bool madeInReturn(const Expr *Site) {
     const Stmt *Parent = parents().getParent(Site);
     auto Aggregate = [](const Stmt *S) {
-      if (isa<InitListExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr>(S))
+      // A branch of `return far ? make_async_remote_copy(...) : ...;`
+      // counts too: nothing runs on it between the two.
+      if (isa<InitListExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+              ConditionalOperator>(S))
         return true;
       if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
         return CE->getConstructor()->getParent()->isInStdNamespace();

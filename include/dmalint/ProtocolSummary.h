@@ -158,6 +158,11 @@ struct MemberInit {
 struct ProtocolSummary {
   std::vector<HelperStart> Starts;
   std::optional<ReturnedCopy> Returned;
+  /// Instead of Returned, a function that returns one of two constructions,
+  /// one local and one remote (picked on a bool parameter: `if (remote)
+  /// return make_async_remote_copy(...); return make_async_copy(...);`),
+  /// each named: by kind, for a call where the arguments pick one.
+  llvm::SmallVector<std::pair<Remoteness, ReturnedCopy>, 2> ReturnedPicked;
   /// The copies it returns below its value instead, each made at one
   /// construction of its own (`.first` and `.second` of a returned
   /// `std::pair`, the members of a returned struct).

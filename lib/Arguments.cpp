@@ -17,14 +17,17 @@ llvm::SmallVector<const Expr *, 8> callArguments(const Expr *Call) {
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Call))
     Args.append(CE->arg_begin(), CE->arg_end());
   else if (const auto *CE = dyn_cast<CallExpr>(Call)) {
-    // Member operator calls carry the object as argument 0.
-    unsigned First = isa<CXXOperatorCallExpr>(CE) &&
-                             isa_and_nonnull<CXXMethodDecl>(CE->getDirectCallee())
-                         ? 1
-                         : 0;
-    for (unsigned I = First; I < CE->getNumArgs(); ++I)
-      Args.push_back(CE->getArg(I));
+    llvm::ArrayRef<const Expr *> Of = parameterArguments(*CE);
+    Args.append(Of.begin(), Of.end());
   }
+  return Args;
+}
+
+llvm::ArrayRef<const Expr *> parameterArguments(const CallExpr &Call) {
+  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
+  // Member operator calls carry the object as argument 0.
+  if (isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(Call.getDirectCallee()))
+    return Args.drop_front();
   return Args;
 }
 

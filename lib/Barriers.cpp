@@ -231,10 +231,10 @@ private:
   /// captures are read in \p F.
   Value lambdaCall(const clang::CXXOperatorCallExpr *Call, const Frame &F, unsigned Depth,
                    bool WantDeviceId);
-  /// A helper \p Callee whose body returns an expression of its parameters,
-  /// with them bound to \p Args (evaluated in \p F).
   /// The return statement \p S reaches under the bindings of \p F.
   const clang::ReturnStmt *returnTaken(const clang::Stmt *S, const Frame &F, unsigned Depth);
+  /// A helper \p Callee whose body returns an expression of its parameters,
+  /// with them bound to \p Args (evaluated in \p F).
   Value helper(const clang::FunctionDecl &Callee, llvm::ArrayRef<const clang::Expr *> Args,
                const Frame &F, const Frame *Outer, unsigned Depth, bool WantDeviceId);
   Value add(const Value &A, const Value &B, bool Subtract);
@@ -558,8 +558,6 @@ const ReturnStmt *Evaluator::returnTaken(const Stmt *S, const Frame &F, unsigned
     for (const Stmt *Child : Block->body()) {
       if (isa<DeclStmt, NullStmt>(Child))
         continue;
-      bool Returns = false;
-      const ReturnStmt *R = nullptr;
       if (const auto *If = dyn_cast<IfStmt>(Child); If && !If->getElse()) {
         // `if (c) return X;` then the rest: taken, or on to the rest.
         if (If->getInit() || If->getConditionVariable() || If->isConsteval())
@@ -569,14 +567,9 @@ const ReturnStmt *Evaluator::returnTaken(const Stmt *S, const Frame &F, unsigned
           return nullptr;
         if (!*C)
           continue;
-        R = returnTaken(If->getThen(), F, Depth + 1);
-        Returns = true;
-      } else {
-        R = returnTaken(Child, F, Depth + 1);
-        Returns = true;
+        return returnTaken(If->getThen(), F, Depth + 1);
       }
-      if (Returns)
-        return R;
+      return returnTaken(Child, F, Depth + 1);
     }
     return nullptr;
   }

@@ -176,11 +176,9 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
       markUsed(Made);
     Result.unionWith(Made);
   }
-  // The one copy a wrapper of the factory returns, named for the protocol
-  // checks.
   // The one copy a wrapper of the factory returns (or returns at Path
-  // below its value), named for the protocol checks.
-  // One of two a wrapper picks on a bool, where the arguments pick it.
+  // below its value), or the one of two it picks on a bool where the
+  // arguments pick it, named for the protocol checks.
   bool Picked = SV.Built.size() == 2 && KindsReturned.size() == 1 && Path.empty();
   if (!Imported && (SV.Built.size() == 1 || Picked) && Callee &&
       (Path.empty() ? !Out.ReturnedCopies.count(Call)

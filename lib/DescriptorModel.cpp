@@ -282,8 +282,7 @@ void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallEx
   // Reached again (an inlined lambda called twice): what holds on both.
   DescriptorUse &Use = Uses[It->second];
   Use.Values.unionWith(Values);
-  llvm::erase_if(Use.Params,
-                 [&](const ParamFact &F) { return !llvm::is_contained(Params, F); });
+  keepCommonFacts(Use.Params, Params);
   for (OriginId Id : InFlight)
     if (!llvm::is_contained(Use.InFlightBefore, Id))
       Use.InFlightBefore.push_back(Id);

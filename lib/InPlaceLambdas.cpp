@@ -1,6 +1,7 @@
 //===- InPlaceLambdas.cpp - Lambdas that run where they are written -------===//
 #include "dmalint/InPlaceLambdas.h"
 #include "dmalint/AnalysisCache.h"
+#include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -219,13 +220,6 @@ const LambdaExpr *inPlaceLambdaArgument(const FunctionDecl *Callee,
   if (!Lambda)
     return nullptr;
   return AnalysisCache::current().inPlaceRun(*Callee, Arg) ? Lambda : nullptr;
-}
-
-llvm::ArrayRef<const Expr *> parameterArguments(const CallExpr &Call) {
-  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
-  if (isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(Call.getDirectCallee()))
-    return Args.drop_front();
-  return Args;
 }
 
 /// The call operator \p Op calls when it calls a lambda held in a local

@@ -302,10 +302,6 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
   return V->getDeclContext() == &FD || capturedForOneCall(*V, FD, Vars.api());
 }
 
-} // namespace
-
-namespace {
-
 /// Whether destroying an object of \p RD runs code of the program that
 /// reaches the API: its own destructor, or a member's or base's.
 bool destructorReachesApi(const CXXRecordDecl *RD, const ASTContext &Ctx, const ApiIndex &Api,

@@ -17,7 +17,6 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include <functional>
 
 using namespace clang;
 
@@ -252,41 +251,25 @@ const Expr *termAtCall(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
 /// ("" when it also mentions a local of the lambda).
 std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall *Within);
 
-/// \p Formula's text with its parameter's reads spelled \p Arg
-/// (parenthesised unless it is one token or a call).
-std::string spellFormula(const Expr *Formula, const Expr *ArgExpr, std::string Arg,
+/// \p E's text with each of \p Reads (reads of parameters in it) replaced
+/// by what \p Replace gives for it: the text and the expression it stands
+/// for. Defined with spellArgument.
+std::string withReadsReplaced(
+    const Expr *E, std::vector<const DeclRefExpr *> Reads,
+    llvm::function_ref<std::pair<std::string, const Expr *>(const DeclRefExpr &)> Replace,
+    const ASTContext &Ctx);
+/// The mentions of \p Owner's parameters in \p E. Defined with spellArgument.
+std::vector<const DeclRefExpr *> parameterReads(const Expr *E, const DeclContext *Owner,
+                                                bool *Locals = nullptr);
+
+/// \p Formula's text with its parameter's reads spelled \p Arg, the text
+/// of \p ArgExpr.
+std::string spellFormula(const Expr *Formula, const Expr *ArgExpr, const std::string &Arg,
                          const ASTContext &Ctx) {
-  std::string Text = spelling(Formula, Ctx);
-  if (Text.empty() || Arg.empty())
-    return "";
-  const Expr *Bare = bareArgument(ArgExpr);
-  if (!isa<DeclRefExpr, IntegerLiteral, CallExpr, ParenExpr, MemberExpr, ArraySubscriptExpr>(Bare))
-    Arg = "(" + Arg + ")";
-  const SourceManager &SM = Ctx.getSourceManager();
-  unsigned Begin = SM.getFileOffset(SM.getSpellingLoc(Formula->getBeginLoc()));
-  llvm::SmallVector<const DeclRefExpr *, 2> Reads;
-  std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && isa<ParmVarDecl>(DRE->getDecl()))
-      Reads.push_back(DRE);
-    for (const Stmt *Child : S->children())
-      if (Child)
-        Collect(Child);
-  };
-  Collect(Formula);
-  // From the last, so the offsets before stay valid.
-  llvm::sort(Reads, [&](const DeclRefExpr *A, const DeclRefExpr *B) {
-    return SM.getFileOffset(SM.getSpellingLoc(A->getLocation())) >
-           SM.getFileOffset(SM.getSpellingLoc(B->getLocation()));
-  });
-  for (const DeclRefExpr *DRE : Reads) {
-    unsigned At = SM.getFileOffset(SM.getSpellingLoc(DRE->getLocation()));
-    StringRef Name = DRE->getDecl()->getName();
-    if (At < Begin || At - Begin + Name.size() > Text.size() ||
-        Text.compare(At - Begin, Name.size(), Name) != 0)
-      return "";
-    Text.replace(At - Begin, Name.size(), Arg);
-  }
-  return Text;
+  // formulaParameter: the one parameter it reads is the one Arg is for.
+  return withReadsReplaced(
+      Formula, parameterReads(Formula, nullptr),
+      [&](const DeclRefExpr &) { return std::make_pair(Arg, ArgExpr); }, Ctx);
 }
 
 std::string spellTerm(const SummaryTerm &T, llvm::ArrayRef<const Expr *> Args,
@@ -671,62 +654,88 @@ std::string spellAtLambdaCall(const BufferName &N, const LambdaCall &C, const AS
 
 namespace {
 
-/// Collects the mentions of a lambda's parameters and locals in an expression.
-struct LambdaMentions : RecursiveASTVisitor<LambdaMentions> {
-  const CXXMethodDecl *Op;
+/// Collects the mentions of \p Owner's parameters (any function's, with no
+/// Owner) and whether \p E mentions its locals.
+struct ParameterMentions : RecursiveASTVisitor<ParameterMentions> {
+  const DeclContext *Owner;
   std::vector<const DeclRefExpr *> Params;
   bool Locals = false;
-  explicit LambdaMentions(const CXXMethodDecl *Op) : Op(Op) {}
+  explicit ParameterMentions(const DeclContext *Owner) : Owner(Owner) {}
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
     const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!V || V->getDeclContext() != Op)
+    if (!V || (Owner && V->getDeclContext() != Owner))
       return true;
     if (isa<ParmVarDecl>(V))
       Params.push_back(DRE);
-    else
+    else if (Owner)
       Locals = true;
     return true;
   }
 };
 
-std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall *Within) {
-  std::string Text = spelling(E, Ctx);
-  if (!Within || Text.empty())
-    return Text;
-  LambdaMentions M(Within->Operator);
+std::vector<const DeclRefExpr *> parameterReads(const Expr *E, const DeclContext *Owner,
+                                                bool *Locals) {
+  ParameterMentions M(Owner);
   M.TraverseStmt(const_cast<Expr *>(E));
-  if (M.Locals)
-    return "";
-  // Replace each parameter, from the last, by the call's argument.
+  if (Locals)
+    *Locals = M.Locals;
+  return std::move(M.Params);
+}
+
+std::string withReadsReplaced(
+    const Expr *E, std::vector<const DeclRefExpr *> Reads,
+    llvm::function_ref<std::pair<std::string, const Expr *>(const DeclRefExpr &)> Replace,
+    const ASTContext &Ctx) {
+  std::string Text = spelling(E, Ctx);
+  if (Text.empty())
+    return Text;
+  // From the last, so the offsets before stay valid.
   const SourceManager &SM = Ctx.getSourceManager();
   unsigned Begin = SM.getFileOffset(SM.getSpellingLoc(E->getBeginLoc()));
-  std::sort(M.Params.begin(), M.Params.end(), [&](const DeclRefExpr *A, const DeclRefExpr *B) {
+  llvm::sort(Reads, [&](const DeclRefExpr *A, const DeclRefExpr *B) {
     return SM.getFileOffset(SM.getSpellingLoc(A->getLocation())) >
            SM.getFileOffset(SM.getSpellingLoc(B->getLocation()));
   });
-  for (const DeclRefExpr *DRE : M.Params) {
-    unsigned I = cast<ParmVarDecl>(DRE->getDecl())->getFunctionScopeIndex();
+  for (const DeclRefExpr *DRE : Reads) {
+    auto [Arg, ArgExpr] = Replace(*DRE);
     unsigned At = SM.getFileOffset(SM.getSpellingLoc(DRE->getLocation()));
-    std::string Arg = I < Within->Args.size() ? spelling(Within->Args[I], Ctx) : "";
-    unsigned Length = DRE->getDecl()->getName().size();
+    StringRef Name = DRE->getDecl()->getName();
+    if (Arg.empty() || At < Begin || At - Begin + Name.size() > Text.size() ||
+        Text.compare(At - Begin, Name.size(), Name) != 0)
+      return "";
     // `step % 2` given `i + 1` is `(i + 1) % 2`; an operand of no operator
     // (the expression, an argument) is the argument as written.
-    if (!Arg.empty() && At >= Begin && At - Begin + Length <= Text.size() &&
-        !isa<DeclRefExpr, IntegerLiteral, CallExpr, ParenExpr, MemberExpr, ArraySubscriptExpr>(
-            bareArgument(Within->Args[I]))) {
+    if (ArgExpr && !isa<DeclRefExpr, IntegerLiteral, CallExpr, ParenExpr, MemberExpr,
+                        ArraySubscriptExpr>(bareArgument(ArgExpr))) {
       StringRef Before = StringRef(Text).take_front(At - Begin).rtrim();
-      StringRef After = StringRef(Text).drop_front(At - Begin + Length).ltrim();
+      StringRef After = StringRef(Text).drop_front(At - Begin + Name.size()).ltrim();
       bool Alone = (Before.empty() || Before.back() == '(' || Before.back() == ',') &&
                    (After.empty() || After.front() == ')' || After.front() == ',');
       if (!Alone)
         Arg = "(" + Arg + ")";
     }
-    if (Arg.empty() || At < Begin || At - Begin + Length > Text.size() ||
-        Text.compare(At - Begin, Length, DRE->getDecl()->getName()) != 0)
-      return "";
-    Text.replace(At - Begin, Length, Arg);
+    Text.replace(At - Begin, Name.size(), Arg);
   }
   return Text;
+}
+
+std::string spellArgument(const Expr *E, const ASTContext &Ctx, const LambdaCall *Within) {
+  if (!Within)
+    return spelling(E, Ctx);
+  bool Locals = false;
+  std::vector<const DeclRefExpr *> Reads = parameterReads(E, Within->Operator, &Locals);
+  if (Locals)
+    return "";
+  // Each parameter by the call's argument.
+  return withReadsReplaced(
+      E, std::move(Reads),
+      [&](const DeclRefExpr &DRE) -> std::pair<std::string, const Expr *> {
+        unsigned I = cast<ParmVarDecl>(DRE.getDecl())->getFunctionScopeIndex();
+        if (I >= Within->Args.size())
+          return {"", nullptr};
+        return {spelling(Within->Args[I], Ctx), Within->Args[I]};
+      },
+      Ctx);
 }
 
 } // namespace

@@ -40,10 +40,8 @@ void SummaryValues::unionWith(const SummaryValues &Other) {
     if (!Returns(Other, Site)) {
       When.push_back({Site, Facts});
     } else if (Theirs) {
-      ParamFacts Both;
-      for (const ParamFact &F : Facts)
-        if (llvm::is_contained(*Theirs, F))
-          Both.push_back(F);
+      ParamFacts Both = Facts;
+      keepCommonFacts(Both, *Theirs);
       if (!Both.empty())
         When.push_back({Site, std::move(Both)});
     }
@@ -137,7 +135,7 @@ SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) con
     // returned here: the path's and the value's own.
     // By construction and kind: a callee's summary returned here is one
     // construction (the call) of either kind.
-    std::map<std::pair<const clang::Expr *, Remoteness>, std::optional<ParamFacts>> When;
+    std::map<std::pair<const clang::Expr *, Remoteness>, ParamFacts> When;
     const UnwrittenVariables *Vars = nullptr;
     for (const Value &V : VS.values()) {
       const OriginInfo &O = Out.Origins[V.Origin];
@@ -163,17 +161,12 @@ SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) con
       for (const Fact &F : V.Assumed)
         Add(F);
       auto [It, New] = When.try_emplace({O.Site, O.Kind}, Facts);
-      if (!New && It->second) {
-        ParamFacts Both;
-        for (const ParamFact &F : *It->second)
-          if (llvm::is_contained(Facts, F))
-            Both.push_back(F);
-        It->second = std::move(Both);
-      }
+      if (!New)
+        keepCommonFacts(It->second, Facts);
     }
     for (auto &[Site, Facts] : When)
-      if (Facts && !Facts->empty())
-        SV.BuiltWhen.push_back({Site, std::move(*Facts)});
+      if (!Facts.empty())
+        SV.BuiltWhen.push_back({Site, std::move(Facts)});
   }
   for (OriginId Id : VS.origins()) {
     const OriginInfo &O = Out.Origins[Id];

@@ -92,6 +92,11 @@ clang::QualType bufferElementType(clang::QualType T, const ApiIndex &Api);
 /// Arguments as written (default arguments included, as CXXDefaultArgExpr).
 llvm::SmallVector<const clang::Expr *, 8> callArguments(const clang::Expr *Call);
 
+/// The arguments of \p Call one per parameter of its callee, as they stand in
+/// the call: all of them, or those after the object of a member operator
+/// (`run(body)` of a lambda `run` held in a local).
+llvm::ArrayRef<const clang::Expr *> parameterArguments(const clang::CallExpr &Call);
+
 /// A standard function that builds a descriptor from the arguments it
 /// forwards: `std::make_unique<D>(...)`, `std::make_shared<D>(...)`, and
 /// `emplace_back`, `emplace_front`, `emplace` of a container or an optional

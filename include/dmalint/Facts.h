@@ -13,6 +13,7 @@
 #define DMALINT_FACTS_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <optional>
@@ -89,6 +90,12 @@ struct ParamFact {
   }
 };
 using ParamFacts = llvm::SmallVector<ParamFact, 1>;
+
+/// Keeps in \p Into only the facts \p Other also has: what holds on both of
+/// two ways to one place.
+inline void keepCommonFacts(ParamFacts &Into, const ParamFacts &Other) {
+  llvm::erase_if(Into, [&](const ParamFact &F) { return !llvm::is_contained(Other, F); });
+}
 
 } // namespace dmalint
 

@@ -50,11 +50,6 @@ const clang::LambdaExpr *inPlaceLambdaArgument(const clang::FunctionDecl *Callee
                                                llvm::ArrayRef<const clang::Expr *> Args,
                                                unsigned Arg);
 
-/// The arguments of \p Call one per parameter of its callee: all of them,
-/// or those after the object of a member operator (`run(body)` of a lambda
-/// `run` held in a local).
-llvm::ArrayRef<const clang::Expr *> parameterArguments(const clang::CallExpr &Call);
-
 /// Adds to \p Into the lambdas that \p Call runs in place: its in-place
 /// lambda arguments (of a function, or of a lambda held in a local and
 /// called by name), or the lambda it calls where it is written

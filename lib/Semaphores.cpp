@@ -2,6 +2,7 @@
 #include "dmalint/Semaphores.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/Formulas.h"
 #include "dmalint/InPlaceLambdas.h"
 #include "dmalint/ProtocolSummary.h"
 #include "clang/AST/ExprCXX.h"
@@ -539,19 +540,43 @@ bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
 
 namespace {
 
+/// The first parameter \p S reads, in the order of its children.
+const ParmVarDecl *firstParameterRead(const Stmt *S) {
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    return dyn_cast<ParmVarDecl>(DRE->getDecl());
+  for (const Stmt *Child : S->children())
+    if (const ParmVarDecl *P = Child ? firstParameterRead(Child) : nullptr)
+      return P;
+  return nullptr;
+}
+
 /// \p E, or for a parameter of a lambda called where it is written and
 /// never assigned in it (`[&](int s) { ... }(slot)`), the argument, which is
-/// evaluated just before the body runs.
+/// evaluated just before the body runs; for a formula of one such parameter
+/// (`buf.at(s % 2)` in `[&](int s) { ... }(i + 1)`), the formula with the
+/// argument in its place (`(i + 1) % 2`).
 const Expr *throughInPlaceParameters(const Expr *E, const UnwrittenVariables &Vars,
-                                     Evaluation Where) {
+                                     const ASTContext &Ctx, Evaluation Where) {
   for (unsigned Depth = 0; Depth < 4; ++Depth) {
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(bareArgument(E));
-    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    const Expr *Formula = nullptr;
+    const ParmVarDecl *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (!DRE && E) {
+      // The parameter the formula reads decides whose formula it is.
+      Formula = bareArgument(E)->IgnoreParens();
+      if (const ParmVarDecl *Read = firstParameterRead(Formula))
+        P = formulaParameter(Formula, Vars, Ctx, Read->getDeclContext());
+    }
     const Expr *Arg = P ? Vars.inPlaceArgument(P) : nullptr;
     if (!Arg || !Vars.unwrittenInLambda(P) || !P->getType()->isIntegralOrEnumerationType() ||
         !Vars.invariant(Arg, Where))
       return E;
-    E = Arg;
+    if (!Formula) {
+      E = Arg;
+      continue;
+    }
+    const Expr *Value = substituted(Formula, Arg, Ctx);
+    return Value ? Value : E;
   }
   return E;
 }
@@ -623,8 +648,8 @@ IndexRelation compareIndices(const Expr *A, const Expr *B, const UnwrittenVariab
   // An index the caller of a helper passed that the model cannot name.
   if (!A || !B)
     return IndexRelation::Unknown;
-  A = widened(throughInPlaceParameters(A, Vars, Where), Ctx);
-  B = widened(throughInPlaceParameters(B, Vars, Where), Ctx);
+  A = widened(throughInPlaceParameters(A, Vars, Ctx, Where), Ctx);
+  B = widened(throughInPlaceParameters(B, Vars, Ctx, Where), Ctx);
   // As written, then with either or both locals read as what initialised
   // them: each is the same value, so any answer that is not unknown holds.
   const Expr *EA = expandLocal(A, Vars, Where), *EB = expandLocal(B, Vars, Where);

@@ -155,6 +155,27 @@ TEST(Semaphores, RemaindersOfOneModulus) {
   EXPECT_EQ(relation("s[slot % 2]", "s[(n + 1) % 2]"), SemaphoreRelation::Unknown);
 }
 
+TEST(Semaphores, AnIndexComputedInALambdaCalledInPlaceIsItsFormulaOfTheArgument) {
+  // `s % 2` of `[&](int s) { ... }(slot + 1)` is `(slot + 1) % 2`.
+  EXPECT_EQ(compare("[&](int x) { make_async_copy(a, a, s[x % 2]).wait(); }(slot + 1);\n"
+                    "make_async_copy(a, a, s[slot % 2]).wait();")
+                .Relation,
+            SemaphoreRelation::Disjoint);
+  EXPECT_EQ(compare("[&](int x) { make_async_copy(a, a, s[1 - x]).wait(); }(slot);\n"
+                    "make_async_copy(a, a, s[1 - slot]).wait();")
+                .Relation,
+            SemaphoreRelation::Same);
+  // The lambda writes its parameter, or the argument changes.
+  EXPECT_EQ(compare("[&](int x) { x += 0; make_async_copy(a, a, s[x % 2]).wait(); }(slot + 1);\n"
+                    "make_async_copy(a, a, s[slot % 2]).wait();")
+                .Relation,
+            SemaphoreRelation::Unknown);
+  EXPECT_EQ(compare("[&](int x) { make_async_copy(a, a, s[x % 2]).wait(); }(n++);\n"
+                    "make_async_copy(a, a, s[(n + 1) % 2]).wait();")
+                .Relation,
+            SemaphoreRelation::Unknown);
+}
+
 TEST(Semaphores, VariablesALoopAssignsAfterTheWaitKeepTheirValueUpToIt) {
   const std::string For = "for (int i = 0; i < n; ++i)";
   // The counter, incremented after the body; a slot carried to the next

@@ -62,6 +62,11 @@ TypeModel &AnalysisCache::types(const ApiIndex &For) {
   return *Slot;
 }
 
+const clang::CFG *AnalysisCache::cfg(const clang::FunctionDecl &FD, const clang::ASTContext &Ctx) {
+  const BodyCfg *B = Cfgs.get(&FD, FD.getBody(), const_cast<clang::ASTContext &>(Ctx));
+  return B ? B->Graph.get() : nullptr;
+}
+
 const std::optional<InPlaceRun> &AnalysisCache::inPlaceRun(const clang::FunctionDecl &FD,
                                                            unsigned Param) {
   auto [It, Inserted] = InPlaceParameters.try_emplace({&FD, Param});

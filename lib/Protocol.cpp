@@ -9,6 +9,7 @@
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/InPlaceLambdas.h"
+#include "dmalint/Reachability.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <map>
@@ -884,6 +885,15 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   auto Before = [&](const Stmt *X, const Stmt *Y) {
     return SM.isBeforeInTranslationUnit(X->getBeginLoc(), Y->getBeginLoc());
   };
+  // Whether \p To may run after \p From (in one iteration of \p Loop):
+  // a wait in the other branch, or before an early return or continue,
+  // never follows a start.
+  std::optional<BodyReachability> ReachMade;
+  auto MayFollow = [&](const Stmt *From, const Stmt *To, const Stmt *Loop) {
+    if (!ReachMade)
+      ReachMade.emplace(AnalysisCache::current().cfg(FD, Ctx));
+    return ReachMade->mayReach(From, To, Loop);
+  };
   // The copy a helper's start or exact wait stands for at a call, when the
   // call makes it on every path (its conditions are decided there).
   auto AtCall = [&](const ProtocolCall &PC, const SummarySemaphore &Sem,
@@ -1109,7 +1119,11 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
               BufferRelation::Same)
         continue;
       bool UFirst = Before(U.Call, Other.Call);
-      if (!StartsInto(C, UFirst ? U.Call : Other.Call, UFirst ? Other.Call : U.Call, nullptr))
+      const Expr *First = UFirst ? U.Call : Other.Call, *Second = UFirst ? Other.Call : U.Call;
+      // Waited again only where one runs after the other, in one iteration
+      // (the names compare as in one): not in two branches of an `if`.
+      if (MayFollow(First, Second, commonLoop(First, Second, Parents())) &&
+          !StartsInto(C, First, Second, nullptr))
         return true;
     }
     const Stmt *Loop = nullptr;
@@ -1135,7 +1149,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   auto Covered = [&](OriginId D, const LocalCopy &DC, const Expr *Start, const Stmt *Loop,
                      const WaitSite &Except, const LambdaEvent *StartEvent) {
     auto After = [&](const Expr *At) {
-      return Before(Start, At) && (!Loop || contains(Loop, At, Parents()));
+      return Before(Start, At) && (!Loop || contains(Loop, At, Parents())) &&
+             MayFollow(Start, At, Loop);
     };
     auto CountsOnD = [&](const DescriptorUse &U) {
       // On a semaphore that may be D's, whatever the view.

@@ -78,6 +78,9 @@ public:
   bool firstReport(llvm::StringRef Check, clang::SourceLocation Loc);
   /// The shapes of the translation unit's types under \p Api.
   TypeModel &types(const ApiIndex &Api);
+  /// The CFG of \p FD's body, the one its analysis ran on (built once);
+  /// null when clang cannot build one.
+  const clang::CFG *cfg(const clang::FunctionDecl &FD, const clang::ASTContext &Ctx);
   /// The variables of \p FD that keep their values (UnwrittenVariables):
   /// one walk of its body however many of the protocol questions ask.
   const UnwrittenVariables &variables(const clang::FunctionDecl &FD, const ApiIndex &Api);

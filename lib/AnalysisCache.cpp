@@ -25,6 +25,7 @@ void AnalysisCache::reset() {
   UsesApi.clear();
   InPlaceParameters.clear();
   ReachesApi.clear();
+  DestructionReachesApi.clear();
   ReachSearching.clear();
   ReachOpen.clear();
   Reported.clear();
@@ -201,6 +202,36 @@ bool AnalysisCache::reachesApi(const clang::FunctionDecl &FD, const clang::ASTCo
                                const ApiIndex &For) {
   unsigned Low;
   return searchReach(FD, C, For, Low);
+}
+
+bool AnalysisCache::destructionReachesApi(const clang::CXXRecordDecl *RD,
+                                          const clang::ASTContext &C, const ApiIndex &For) {
+  return destructionReachesApi(RD, C, For, 0);
+}
+
+bool AnalysisCache::destructionReachesApi(const clang::CXXRecordDecl *RD,
+                                          const clang::ASTContext &C, const ApiIndex &For,
+                                          unsigned Depth) {
+  if (!RD || !RD->hasDefinition() || Depth > 4 || RD->isInStdNamespace())
+    return false;
+  RD = RD->getDefinition();
+  if (auto It = DestructionReachesApi.find(RD); It != DestructionReachesApi.end())
+    return It->second;
+  bool Reaches = false;
+  if (const clang::CXXDestructorDecl *Dtor = RD->getDestructor();
+      Dtor && Dtor->isUserProvided() && reachesApi(*Dtor, C, For))
+    Reaches = true;
+  for (const clang::FieldDecl *F : RD->fields())
+    Reaches = Reaches ||
+              destructionReachesApi(F->getType()->getBaseElementTypeUnsafe()->getAsCXXRecordDecl(),
+                                    C, For, Depth + 1);
+  for (const clang::CXXBaseSpecifier &B : RD->bases())
+    Reaches = Reaches ||
+              destructionReachesApi(B.getType()->getAsCXXRecordDecl(), C, For, Depth + 1);
+  // An answer cut short by the depth limit is not kept for a shallower question.
+  if (Depth == 0)
+    DestructionReachesApi[RD] = Reaches;
+  return Reaches;
 }
 
 // A depth-first search of the direct calls. A function the search is still

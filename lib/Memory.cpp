@@ -640,6 +640,13 @@ void Analyzer::endLifetime(const VarDecl *VD, State &S) {
   auto [First, Last] = S.cellsBelow(Root);
   if (First == Last)
     return; // Most locals hold nothing the analysis follows.
+  // An object whose destruction runs code that reaches the API (a guard
+  // that waits its member in its destructor): the analysis runs no
+  // destructor, so what the object holds may be started or waited there.
+  if (!VD->getType()->isReferenceType() &&
+      AnalysisCache::current().destructionReachesApi(
+          VD->getType()->getBaseElementTypeUnsafe()->getAsCXXRecordDecl(), Ctx, Api))
+    escapeBelow({Root}, S);
   llvm::SmallVector<OriginId, 4> Held;
   if (!S.Life.empty())
     for (auto It = First; It != Last; ++It)

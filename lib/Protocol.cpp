@@ -303,26 +303,6 @@ bool ownRoot(const ValueDecl *Root, const FunctionDecl &FD, const UnwrittenVaria
   return V->getDeclContext() == &FD || capturedForOneCall(*V, FD, Vars.api());
 }
 
-/// Whether destroying an object of \p RD runs code of the program that
-/// reaches the API: its own destructor, or a member's or base's.
-bool destructorReachesApi(const CXXRecordDecl *RD, const ASTContext &Ctx, const ApiIndex &Api,
-                          unsigned Depth = 0) {
-  if (!RD || !RD->hasDefinition() || Depth > 4 || RD->isInStdNamespace())
-    return false;
-  RD = RD->getDefinition();
-  if (const CXXDestructorDecl *Dtor = RD->getDestructor();
-      Dtor && Dtor->isUserProvided() && AnalysisCache::current().reachesApi(*Dtor, Ctx, Api))
-    return true;
-  for (const FieldDecl *F : RD->fields())
-    if (destructorReachesApi(F->getType()->getBaseElementTypeUnsafe()->getAsCXXRecordDecl(),
-                             Ctx, Api, Depth + 1))
-      return true;
-  for (const CXXBaseSpecifier &B : RD->bases())
-    if (destructorReachesApi(B.getType()->getAsCXXRecordDecl(), Ctx, Api, Depth + 1))
-      return true;
-  return false;
-}
-
 /// Whether \p FD makes a local object or a temporary whose destruction runs
 /// code that reaches the API (a guard that waits in its destructor): the
 /// analysis does not run destructors, so that code may drain a semaphore or
@@ -335,8 +315,8 @@ bool destroysWithApi(const FunctionDecl &FD, const ASTContext &Ctx, const ApiInd
     Walk(const ASTContext &Ctx, const ApiIndex &Api) : Ctx(Ctx), Api(Api) {}
     bool check(QualType T) {
       if (!T.isNull() && !T->isReferenceType())
-        Found |= destructorReachesApi(T->getBaseElementTypeUnsafe()->getAsCXXRecordDecl(),
-                                      Ctx, Api);
+        Found |= AnalysisCache::current().destructionReachesApi(
+            T->getBaseElementTypeUnsafe()->getAsCXXRecordDecl(), Ctx, Api);
       return !Found;
     }
     bool VisitVarDecl(VarDecl *V) { return check(V->getType()); }

@@ -197,6 +197,11 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
     }
     if (hasUnknown(Elements) && Elements.size() == 1)
       Elements = {Location::unknown()};
+    // `for (D &d : refs)` over std::reference_wrappers (or pointers a
+    // conversion makes objects of): what each element designates.
+    if (!Types.isPointer(Init->getType()) && Types.isPointer(Types.shapeOf(Init->getType()).Element) &&
+        !Types.isPointer(T.getNonReferenceType()))
+      Elements = readTargets(Elements, S);
     if (T->isReferenceType())
       S.Cells[Here].Targets = Elements;
     else
@@ -644,6 +649,13 @@ ValueSet Analyzer::eval(const Expr *E, const State &S) {
   return unknown();
 }
 
+/// Whether \p T is a std::reference_wrapper.
+static bool isReferenceWrapper(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+         RD->getName() == "reference_wrapper";
+}
+
 LocationList Analyzer::evalTargets(const Expr *E, State &S, bool Report, unsigned Depth) {
   const Expr *Plain = initialiser(E);
   if (const auto *NE = dyn_cast<CXXNewExpr>(Plain)) {
@@ -726,6 +738,13 @@ LocationList Analyzer::evalTargets(const Expr *E, State &S, bool Report, unsigne
       (Construct->getArg(0)->getType()->isPointerType() ||
        Types.isPointer(Construct->getArg(0)->getType())))
     return evalTargets(Construct->getArg(0), S, Report, Depth); // unique_ptr(new D(...))
+  // std::reference_wrapper made from the object it refers to (`refs{a, b}`,
+  // `std::reference_wrapper<D> r = a;`): that object.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Plain);
+      Construct && Construct->getNumArgs() == 1 &&
+      !Construct->getConstructor()->isCopyOrMoveConstructor() &&
+      Construct->getArg(0)->isGLValue() && isReferenceWrapper(Construct->getType()))
+    return resolve(Construct->getArg(0), S);
   return designated(E, S);
 }
 

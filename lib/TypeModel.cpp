@@ -213,6 +213,9 @@ std::optional<PathStep> TypeModel::partStep(QualType T, unsigned Index) {
         return P.Step;
     return std::nullopt;
   }
+  // std::get<I> of a std::array (a structured binding of one): element I.
+  if (S.Kind == Shape::FixedArray)
+    return PathStep::element(Index < unsigned(MaxTrackedIndex) ? int32_t(Index) : PathStep::Any);
   if (S.Kind == Shape::Pair) {
     const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
     unsigned I = 0;
@@ -268,6 +271,15 @@ MethodEffect TypeModel::methodEffect(Shape Kind, llvm::StringRef Name) {
     if (M.Kind == Kind && Name == M.Name)
       return M.Effect;
   return MethodEffect::Unlisted;
+}
+
+MethodEffect TypeModel::methodEffect(Shape Kind, const CXXMethodDecl *MD) {
+  if (Kind == Shape::Pointer && MD->getReturnType()->isReferenceType() &&
+      (isa<CXXConversionDecl>(MD) ||
+       methodEffect(Kind, MD->getIdentifier() ? MD->getName() : StringRef()) ==
+           MethodEffect::DesignatedAddress))
+    return MethodEffect::Designated;
+  return methodEffect(Kind, MD->getIdentifier() ? MD->getName() : StringRef());
 }
 
 Shape TypeModel::stdTypeKind(QualType T) {

@@ -131,6 +131,13 @@ public:
   /// included.
   bool reachesApi(const clang::FunctionDecl &FD, const clang::ASTContext &Ctx,
                   const ApiIndex &Api);
+  /// True when destroying an object of \p RD runs code of the program that
+  /// reaches the API: its own destructor, or a member's or a base's (a guard
+  /// that waits what it holds when it goes out of scope). The analysis runs
+  /// no destructor, so that code may start or wait what the object holds,
+  /// or drain any semaphore. Made once per class.
+  bool destructionReachesApi(const clang::CXXRecordDecl *RD, const clang::ASTContext &Ctx,
+                             const ApiIndex &Api);
 
 private:
   const ProtocolSummary *protocolSummary(const clang::FunctionDecl &FD, bool OnlyReachingApi);
@@ -196,6 +203,10 @@ private:
   llvm::DenseMap<const clang::CXXRecordDecl *, std::optional<MemberReads>> MembersRead;
   /// Final answers of reachesApi.
   llvm::DenseMap<const clang::FunctionDecl *, bool> ReachesApi;
+  /// destructionReachesApi's answers, by class.
+  llvm::DenseMap<const clang::CXXRecordDecl *, bool> DestructionReachesApi;
+  bool destructionReachesApi(const clang::CXXRecordDecl *RD, const clang::ASTContext &Ctx,
+                             const ApiIndex &Api, unsigned Depth);
   /// reachesApi's search: the functions it is in (with their depth), and
   /// the "no"s that lean on one of them, not final until it is answered.
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> ReachSearching;

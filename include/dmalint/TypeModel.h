@@ -101,7 +101,9 @@ public:
   bool isPointer(clang::QualType T) { return shapeOf(T).Kind == Shape::Pointer; }
 
   /// The step to the part of \p T that \p Index (a std::get index, or the
-  /// index of the alternative) names; nullopt when it holds no descriptor.
+  /// index of the alternative) names: a member of a pair or a tuple, an
+  /// alternative of a variant, an element of a std::array; nullopt when it
+  /// holds no descriptor.
   std::optional<PathStep> partStep(clang::QualType T, unsigned Index);
 
   /// Every access path below a value of type \p T at which a descriptor (or
@@ -116,10 +118,10 @@ public:
 
   static MethodEffect methodEffect(Shape Kind, llvm::StringRef Name);
   /// The same for a method: by its identifier (the listed methods are all
-  /// named ones; an operator is Unlisted), without building its name.
-  static MethodEffect methodEffect(Shape Kind, const clang::CXXMethodDecl *MD) {
-    return methodEffect(Kind, MD->getIdentifier() ? MD->getName() : llvm::StringRef());
-  }
+  /// named ones; an operator is Unlisted), without building its name. A
+  /// pointer's accessor that returns a reference designates the object
+  /// (std::reference_wrapper's get() and its conversion to `T &`).
+  static MethodEffect methodEffect(Shape Kind, const clang::CXXMethodDecl *MD);
   static FunctionEffect functionEffect(const clang::FunctionDecl *FD);
   /// The kind of standard type \p T is by the table (std::array is a
   /// FixedArray), whatever its elements are; Shape::None for any other type.

@@ -112,6 +112,10 @@ public:
   /// structurally equal expressions over the same variables.
   std::optional<AtomId> atomFor(const clang::Expr *E);
   std::optional<AtomId> makeAtom(const clang::Expr *E);
+  /// The atom `P == Value` for an integer or enum parameter \p P of the
+  /// function that is never written (nullopt for any other).
+  std::optional<AtomId> paramValueAtom(const clang::ParmVarDecl *P, int64_t Value);
+  const clang::ASTContext &context() const { return Ctx; }
   /// The value of a condition clang can evaluate as a constant (through
   /// macros, constexpr names and the template arguments of an instantiation).
   std::optional<bool> constantCondition(const clang::Expr *E) const;
@@ -391,8 +395,13 @@ public:
     llvm::FoldingSetNodeID Profile;
     llvm::SmallVector<const clang::VarDecl *, 2> Vars;
     std::optional<unsigned> BoolParam; ///< The atom is exactly this bool parameter.
+    /// The atom is `param == value` for this integer or enum parameter.
+    std::optional<std::pair<unsigned, int64_t>> ParamEquals;
   };
   std::vector<AtomInfo> Atoms;
+  /// The atoms `param == value`, by parameter and value: one atom however
+  /// it is written (`a == kStart`, `kStart == a`, a `case kStart:`).
+  std::map<std::pair<const clang::ParmVarDecl *, int64_t>, AtomId> ParamValueAtoms;
   llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
   /// atomFor and constantCondition by expression: neither depends on the

@@ -1,5 +1,6 @@
 //===- AstUtil.cpp - Small AST helpers shared by the analysis and checks ===//
 #include "dmalint/AstUtil.h"
+#include "dmalint/Arguments.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -74,6 +75,31 @@ const ParmVarDecl *testedBoolParameter(const Expr *Cond, bool &Positive) {
   const auto *DRE = Cond ? dyn_cast<DeclRefExpr>(bareCondition(Cond, Positive)) : nullptr;
   const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   return P && P->getType()->isBooleanType() ? P : nullptr;
+}
+
+std::optional<std::pair<const ParmVarDecl *, int64_t>>
+comparedParameter(const Expr *E, bool &Equal, const ASTContext &Ctx) {
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(E ? E->IgnoreParenImpCasts() : nullptr);
+  if (!BO || (BO->getOpcode() != BO_EQ && BO->getOpcode() != BO_NE))
+    return std::nullopt;
+  Equal = BO->getOpcode() == BO_EQ;
+  for (auto [Side, Other] : {std::pair(BO->getLHS(), BO->getRHS()),
+                             std::pair(BO->getRHS(), BO->getLHS())}) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (!P)
+      continue;
+    if (std::optional<int64_t> Value = constantInt(Other, Ctx))
+      return std::make_pair(P, *Value);
+  }
+  return std::nullopt;
+}
+
+const ParmVarDecl *switchedParameter(const SwitchStmt &Switch) {
+  if (Switch.getInit() || Switch.getConditionVariable() || !Switch.getCond())
+    return nullptr;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Switch.getCond()->IgnoreParenImpCasts());
+  return DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
 }
 
 bool isCallOnThis(const Expr *Call) {
@@ -295,6 +321,19 @@ BoolArgument boolArgument(const Expr *Arg, bool Holds, const ASTContext &Ctx) {
   }
   Out.Tested = Arg;
   Out.TestedHolds = Holds;
+  return Out;
+}
+
+BoolArgument factArgument(const ParamFact &F, const Expr *Arg, const ASTContext &Ctx) {
+  if (!F.Equals)
+    return boolArgument(Arg, F.Holds, Ctx);
+  BoolArgument Out;
+  if (const auto *Default = dyn_cast_or_null<CXXDefaultArgExpr>(Arg))
+    Arg = Default->getExpr();
+  if (!Arg || Arg->isValueDependent())
+    return Out;
+  if (std::optional<int64_t> Value = constantInt(Arg, Ctx))
+    Out.Constant = *Value == *F.Equals;
   return Out;
 }
 

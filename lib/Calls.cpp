@@ -128,8 +128,7 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
   if (!When)
     return true;
   for (const ParamFact &F : *When) {
-    BoolArgument A =
-        boolArgument(F.Param < Args.size() ? Args[F.Param] : nullptr, F.Holds, Ctx);
+    BoolArgument A = factArgument(F, F.Param < Args.size() ? Args[F.Param] : nullptr, Ctx);
     if (A.Constant) {
       if (*A.Constant != F.Holds)
         return false;
@@ -265,10 +264,10 @@ void Analyzer::applyObjectStores(const FunctionSummary &Summary, const Expr *Cal
 bool Analyzer::applies(const SendWaitRequirement &Requirement,
                        llvm::ArrayRef<const Expr *> Args) {
   for (const ParamFact &F : Requirement.WhenParams) {
-    if (F.Param >= Args.size() || Args[F.Param]->isValueDependent())
+    if (F.Param >= Args.size())
       continue;
-    bool Constant;
-    if (Args[F.Param]->EvaluateAsBooleanCondition(Constant, Ctx) && Constant != F.Holds)
+    BoolArgument A = factArgument(F, Args[F.Param], Ctx);
+    if (A.Constant && *A.Constant != F.Holds)
       return false;
   }
   return true;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 
 using namespace clang;
@@ -91,6 +92,12 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E) {
   // is r, not "r when 1 holds".
   if (constantCondition(E))
     return std::nullopt;
+  // An integer or enum parameter compared with a constant: the atom a
+  // `case` of a switch on it shares.
+  bool Equal = true;
+  if (auto Compared = comparedParameter(E->IgnoreParenImpCasts(), Equal, Ctx); Compared && Equal)
+    if (std::optional<AtomId> Atom = paramValueAtom(Compared->first, Compared->second))
+      return Atom;
   llvm::SmallVector<const VarDecl *, 2> Vars;
   if (!collectAtomVars(E, Vars))
     return std::nullopt;
@@ -112,6 +119,23 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E) {
       AtomsByVar[VD].push_back(Id);
     }
   Bucket.push_back(Id);
+  return Id;
+}
+
+std::optional<AtomId> Analyzer::paramValueAtom(const ParmVarDecl *P, int64_t Value) {
+  if (!P || P->getDeclContext() != Function || P->getType()->isBooleanType() ||
+      !P->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  auto [It, Inserted] = ParamValueAtoms.try_emplace({P, Value}, 0);
+  if (!Inserted)
+    return It->second;
+  AtomId Id = static_cast<AtomId>(Atoms.size());
+  AtomInfo Info;
+  Info.ParamEquals = std::make_pair(P->getFunctionScopeIndex(), Value);
+  Info.Vars.push_back(P);
+  Atoms.push_back(std::move(Info));
+  AtomsByVar[P].push_back(Id); // A write of the parameter forgets it.
+  It->second = Id;
   return Id;
 }
 
@@ -140,6 +164,15 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       G.Subjects = std::move(Subjects);
     return G;
   }
+  // `a != kStart`: the negation of the atom `a == kStart` (makeAtom).
+  bool Equal = true;
+  if (auto Compared = comparedParameter(E, Equal, Ctx); Compared && !Equal)
+    if (std::optional<AtomId> Atom = paramValueAtom(Compared->first, Compared->second)) {
+      G.Atom = Atom;
+      G.Negated = !G.Negated;
+      G.SubjectsNegated = G.Negated;
+      return G;
+    }
   // A bool that holds d.is_remote(): a test of d, and an atom of its own.
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
@@ -235,9 +268,12 @@ bool Analyzer::isUnguardedParam(const Value &V) const {
 
 ParamFacts Analyzer::paramFacts(const State &S) const {
   ParamFacts Result;
-  for (const Fact &F : S.Facts)
+  for (const Fact &F : S.Facts) {
     if (Atoms[F.Atom].BoolParam)
-      Result.push_back(ParamFact{*Atoms[F.Atom].BoolParam, F.Holds});
+      Result.push_back(ParamFact{*Atoms[F.Atom].BoolParam, F.Holds, std::nullopt});
+    else if (const auto &Equals = Atoms[F.Atom].ParamEquals)
+      Result.push_back(ParamFact{Equals->first, F.Holds, Equals->second});
+  }
   return Result;
 }
 

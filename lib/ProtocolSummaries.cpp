@@ -642,7 +642,7 @@ Decision decide(const ParamFacts &When, llvm::ArrayRef<const Expr *> Args,
       D.Open = true;
       continue;
     }
-    BoolArgument A = boolArgument(Args[F.Param], F.Holds, Ctx);
+    BoolArgument A = factArgument(F, Args[F.Param], Ctx);
     if (A.Constant) {
       if (*A.Constant != F.Holds)
         D.Applies = false;
@@ -831,7 +831,7 @@ namespace {
 bool exclusive(const ParamFacts &A, const ParamFacts &B) {
   for (const ParamFact &F : A)
     for (const ParamFact &G : B)
-      if (F.Param == G.Param && F.Holds != G.Holds)
+      if (contradicts(F, G))
         return true;
   return false;
 }
@@ -1028,7 +1028,7 @@ private:
     H.Unknown = W.Unknown;
     H.Placeholder = W.Placeholder;
     H.When = W.When;
-    H.Conditional |= !keepUnwritten(H.When, FD, Vars) || conditional(W.Here);
+    H.Conditional |= !keepUnwritten(H.When, FD, Vars) || conditional(W.Here, H.When);
     for (const SemaphoreName &N : W.Semaphores) {
       if (std::optional<SummarySemaphore> S = summarySemaphore(N, Vars, Ctx))
         H.Semaphores.push_back(*S);
@@ -1065,7 +1065,7 @@ private:
       H.At = U.Call;
       H.In = &FD;
       H.When = W.When;
-      H.Conditional = !keepUnwritten(H.When, FD, Vars) || conditional(U.Call);
+      H.Conditional = !keepUnwritten(H.When, FD, Vars) || conditional(U.Call, H.When);
       H.ObjectPath = Path;
       H.Exact = Role != ApiRole::WaitSend;
       Waits.push_back(std::move(W));
@@ -1181,7 +1181,7 @@ private:
     if (Copy.Target)
       H.Target = summaryBuffer(*Copy.Target, Vars, Ctx);
     H.When = std::move(When);
-    H.Conditional = Conditional || !keepUnwritten(H.When, FD, Vars) || conditional(Here);
+    H.Conditional = Conditional || !keepUnwritten(H.When, FD, Vars) || conditional(Here, H.When);
     P.Starts.push_back(std::move(H));
   }
 
@@ -1201,7 +1201,7 @@ private:
     H.In = &FD;
     H.ObjectPath = Path;
     H.When = U.Params;
-    H.Conditional = !keepUnwritten(H.When, FD, Vars) || conditional(U.Call);
+    H.Conditional = !keepUnwritten(H.When, FD, Vars) || conditional(U.Call, H.When);
     P.Starts.push_back(std::move(H));
   }
 
@@ -1240,12 +1240,14 @@ private:
   }
 
   /// Whether \p At (a start or wait of the function, or its call of a
-  /// helper that makes one) may not happen on a run of the function for a
-  /// reason its conditions (When: bool parameters tested alone) cannot
-  /// state: under another condition (`if (enabled_)`, `if (blk < nblk)`), in
-  /// a switch or a lambda, or after an exit a condition decides (`if
+  /// helper that makes one, reached with the facts \p When) may not happen
+  /// on a run of the function for a reason its conditions (When: bool
+  /// parameters tested alone, integer or enum parameters compared with a
+  /// constant) cannot state: under another condition (`if (enabled_)`, `if
+  /// (blk < nblk)`), in a lambda, in a switch on anything but a parameter or
+  /// in a case another falls into, or after an exit a condition decides (`if
   /// (!active_) return;`). Loops may run zero times: a start in one counts.
-  bool conditional(const Stmt *At) {
+  bool conditional(const Stmt *At, const ParamFacts &When) {
     if (!At || !FD.getBody())
       return false;
     if (!ExitFound) {
@@ -1254,8 +1256,37 @@ private:
     }
     auto BoolParameter = [&](const Expr *Cond) {
       bool Positive = true;
-      const ParmVarDecl *P = testedBoolParameter(Cond, Positive);
-      return P && P->getDeclContext() == &FD;
+      if (const ParmVarDecl *P = testedBoolParameter(Cond, Positive))
+        return P->getDeclContext() == &FD;
+      bool Equal = true;
+      auto Compared = comparedParameter(bareCondition(Cond, Positive), Equal, Ctx);
+      return Compared && Compared->first->getDeclContext() == &FD &&
+             !Compared->first->getType()->isBooleanType();
+    };
+    // A switch on a parameter: stated when the facts say which case (only
+    // that case's edge reaches At), or that it is none of them (only the
+    // default edge does).
+    auto StatedSwitch = [&](const SwitchStmt &Switch) {
+      const ParmVarDecl *P = switchedParameter(Switch);
+      if (!P || P->getDeclContext() != &FD || P->getType()->isBooleanType())
+        return false;
+      unsigned Index = P->getFunctionScopeIndex();
+      auto Has = [&](bool Holds, int64_t Value) {
+        return llvm::is_contained(When, ParamFact{Index, Holds, Value});
+      };
+      for (const ParamFact &F : When)
+        if (F.Param == Index && F.Equals && F.Holds)
+          return true;
+      bool AllCases = true;
+      for (const SwitchCase *SC = Switch.getSwitchCaseList(); SC; SC = SC->getNextSwitchCase()) {
+        const auto *Case = dyn_cast<CaseStmt>(SC);
+        if (!Case)
+          continue;
+        std::optional<int64_t> Value =
+            Case->caseStmtIsGNURange() ? std::nullopt : constantInt(Case->getLHS(), Ctx);
+        AllCases = AllCases && Value && Has(false, *Value);
+      }
+      return AllCases;
     };
     const Stmt *Child = At;
     for (const Stmt *P = parents().getParent(At); P; Child = P, P = parents().getParent(P)) {
@@ -1269,7 +1300,10 @@ private:
       } else if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
         if (BO->isLogicalOp() && Child == BO->getRHS() && !BoolParameter(BO->getLHS()))
           return true;
-      } else if (isa<SwitchStmt, SwitchCase, LambdaExpr>(P)) {
+      } else if (const auto *Switch = dyn_cast<SwitchStmt>(P)) {
+        if (!StatedSwitch(*Switch))
+          return true;
+      } else if (isa<LambdaExpr>(P)) {
         return true;
       }
     }

@@ -143,16 +143,19 @@ SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) con
         continue;
       ParamFacts Facts;
       auto Add = [&](const Fact &F) {
-        if (F.Atom >= Atoms.size() || !Atoms[F.Atom].BoolParam)
+        if (F.Atom >= Atoms.size() || (!Atoms[F.Atom].BoolParam && !Atoms[F.Atom].ParamEquals))
           return;
-        unsigned Index = *Atoms[F.Atom].BoolParam;
+        const AtomInfo &Info = Atoms[F.Atom];
+        unsigned Index = Info.BoolParam ? *Info.BoolParam : Info.ParamEquals->first;
         if (Index >= Function->getNumParams())
           return;
         if (!Vars)
           Vars = &AnalysisCache::current().variables(*Function, Api);
         if (!Vars->unwritten(Function->getParamDecl(Index)))
           return;
-        ParamFact PF{Index, F.Holds};
+        ParamFact PF{Index, F.Holds, std::nullopt};
+        if (Info.ParamEquals)
+          PF.Equals = Info.ParamEquals->second;
         if (!llvm::is_contained(Facts, PF))
           Facts.push_back(PF);
       };

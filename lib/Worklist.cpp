@@ -1,6 +1,7 @@
 //===- Worklist.cpp - The component-ordered fixed point and its work bound ===//
 #include "Analyzer.h"
 #include "ScopeExit.h"
+#include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -209,10 +210,48 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   unsigned Last = B.succ_size();
   while (Last > 0 && !Taken(Last - 1))
     --Last;
+  // A switch on an integer or enum parameter: each case's edge knows the
+  // parameter's value, the default edge that it is none of the cases'.
+  const auto *Switch = dyn_cast_or_null<SwitchStmt>(B.getTerminatorStmt());
+  const ParmVarDecl *SwitchParam = Switch ? switchedParameter(*Switch) : nullptr;
+  auto CaseValue = [&](const SwitchCase *SC) -> std::optional<int64_t> {
+    const auto *Case = dyn_cast_or_null<CaseStmt>(SC);
+    if (!Case || Case->caseStmtIsGNURange())
+      return std::nullopt;
+    return constantInt(Case->getLHS(), A.context());
+  };
+  auto RefineCase = [&](unsigned Edge, State &T) {
+    const CFGBlock *Succ = (B.succ_begin() + Edge)->getReachableBlock();
+    const auto *Label = Succ ? dyn_cast_or_null<SwitchCase>(Succ->getLabel()) : nullptr;
+    bool OwnCase = false;
+    for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC && Label; SC = SC->getNextSwitchCase())
+      OwnCase |= SC == Label;
+    if (OwnCase && isa<CaseStmt>(Label)) {
+      if (std::optional<int64_t> V = CaseValue(Label))
+        if (std::optional<AtomId> Atom = A.paramValueAtom(SwitchParam, *V)) {
+          Guard Is;
+          Is.Atom = Atom;
+          A.refine(T, Is, /*Holds=*/true);
+        }
+      return;
+    }
+    if (Edge + 1 != B.succ_size())
+      return; // Not the default edge (the last).
+    for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC && T.Reachable;
+         SC = SC->getNextSwitchCase())
+      if (std::optional<int64_t> V = CaseValue(SC))
+        if (std::optional<AtomId> Atom = A.paramValueAtom(SwitchParam, *V)) {
+          Guard Is;
+          Is.Atom = Atom;
+          A.refine(T, Is, /*Holds=*/false);
+        }
+  };
   for (unsigned Edge = 0; Edge < Last; ++Edge) {
     if (!Taken(Edge))
       continue;
     State T = Edge + 1 == Last ? std::move(S) : S;
+    if (SwitchParam)
+      RefineCase(Edge, T);
     if (!G.empty())
       A.refine(T, G, /*Holds=*/Edge == 0);
     for (const OperandGuard &O : Operands)

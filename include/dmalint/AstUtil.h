@@ -2,6 +2,7 @@
 #ifndef DMALINT_ASTUTIL_H
 #define DMALINT_ASTUTIL_H
 
+#include "dmalint/Facts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
@@ -9,6 +10,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,13 @@ const clang::Expr *bareCondition(const clang::Expr *E, bool &Positive,
 /// The bool parameter \p Cond tests alone (`c`, `!c`, `!!c`), with
 /// \p Positive flipped by each `!`; null for any other condition.
 const clang::ParmVarDecl *testedBoolParameter(const clang::Expr *Cond, bool &Positive);
+/// `P == C`, `C == P`, `P != C` or `C != P` for a parameter P and a constant
+/// C (an enumerator, a literal, a constexpr name), without parentheses and
+/// casts around: P and C's value, with \p Equal telling `==` from `!=`.
+std::optional<std::pair<const clang::ParmVarDecl *, int64_t>>
+comparedParameter(const clang::Expr *E, bool &Equal, const clang::ASTContext &Ctx);
+/// The parameter a switch tests, alone (`switch (a)`); null for any other.
+const clang::ParmVarDecl *switchedParameter(const clang::SwitchStmt &Switch);
 
 /// Whether \p Call is a member call on `this` (written or implicit).
 bool isCallOnThis(const clang::Expr *Call);
@@ -93,6 +103,11 @@ struct BoolArgument {
   bool TestedHolds = true;
 };
 BoolArgument boolArgument(const clang::Expr *Arg, bool Holds, const clang::ASTContext &Ctx);
+/// The same for any fact of a callee (ParamFact): a bool parameter's as
+/// above; for `param == Equals`, Constant says whether the argument clang
+/// evaluates equals it (nothing when it cannot evaluate it).
+BoolArgument factArgument(const ParamFact &F, const clang::Expr *Arg,
+                          const clang::ASTContext &Ctx);
 
 /// The expression that builds part \p Index of the value \p E builds where no
 /// code of the program runs on it: an argument of `std::make_pair` or

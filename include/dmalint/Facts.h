@@ -81,15 +81,29 @@ private:
 };
 
 /// A bool parameter of the function, by index, with the value a path gives
-/// it: `if (wait) d.wait_send();` is reached only with wait == true.
+/// it: `if (wait) d.wait_send();` is reached only with wait == true. With
+/// Equals, an integer or enum parameter compared with a constant instead:
+/// `param == Equals` holds or not (`if (a == Action::kStart)`, a `case` of
+/// `switch (a)`), as a call that passes a constant decides.
 struct ParamFact {
   unsigned Param = 0;
   bool Holds = true;
+  std::optional<int64_t> Equals;
   friend bool operator==(const ParamFact &A, const ParamFact &B) {
-    return A.Param == B.Param && A.Holds == B.Holds;
+    return A.Param == B.Param && A.Holds == B.Holds && A.Equals == B.Equals;
   }
 };
 using ParamFacts = llvm::SmallVector<ParamFact, 1>;
+
+/// Whether no call can make both \p A and \p B hold: one bool parameter
+/// with two values, `p == v` and `p != v`, or `p == v` and `p == w`.
+inline bool contradicts(const ParamFact &A, const ParamFact &B) {
+  if (A.Param != B.Param || A.Equals.has_value() != B.Equals.has_value())
+    return false;
+  if (!A.Equals || *A.Equals == *B.Equals)
+    return A.Holds != B.Holds;
+  return A.Holds && B.Holds;
+}
 
 /// Keeps in \p Into only the facts \p Other also has: what holds on both of
 /// two ways to one place.

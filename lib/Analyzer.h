@@ -137,6 +137,19 @@ public:
   LocationList resolve(const clang::Expr *E, const State &S);
   /// The object a local or static local names (a reference's targets).
   LocationList variableLocations(const clang::VarDecl *VD, const State &S);
+  /// A reference, or a pointer the function never writes, bound by a
+  /// conditional on a condition that keeps its value (`auto &d = r ? rem :
+  /// loc;`, `auto *p = r ? &rem : &loc;`): where a test of the same
+  /// condition decided it on this path (`if (r) d.wait_send();`), the one
+  /// side it designates; nullopt elsewhere.
+  std::optional<LocationList> decidedBinding(const clang::VarDecl *VD, const State &S) const;
+  /// Records VD's binding when it is one decidedBinding can decide.
+  void noteConditionalBinding(const clang::VarDecl *VD, const clang::Expr *Init);
+  struct ConditionalBinding {
+    AtomId Atom = 0;
+    LocationList WhenTrue, WhenFalse;
+  };
+  llvm::DenseMap<const clang::VarDecl *, ConditionalBinding> ConditionalBindings;
   /// The locations a pointer-like expression (pointer, iterator, smart
   /// pointer) may designate.
   LocationList designated(const clang::Expr *E, const State &S);

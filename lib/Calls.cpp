@@ -33,6 +33,11 @@ const FunctionSummary *Analyzer::summaryFor(const FunctionDecl *FD) {
 const FunctionDecl *Analyzer::summarisedDefinition(const FunctionDecl *FD) {
   if (role(FD) != ApiRole::None)
     return nullptr;
+  // `using Base::Base;`: the derived class's constructor runs the base's on
+  // the same arguments, and the base's members are the object's.
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD); Ctor && Ctor->isInheritingConstructor())
+    if (const CXXConstructorDecl *Inherited = Ctor->getInheritedConstructor().getConstructor())
+      FD = Inherited;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isVirtual())
     return nullptr;
   const FunctionDecl *Definition = nullptr;

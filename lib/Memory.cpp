@@ -208,8 +208,68 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
   return {Location::unknown()};
 }
 
+std::optional<LocationList> Analyzer::decidedBinding(const VarDecl *VD, const State &S) const {
+  auto It = ConditionalBindings.find(VD);
+  if (It == ConditionalBindings.end())
+    return std::nullopt;
+  std::optional<bool> Known = S.Facts.lookup(It->second.Atom);
+  if (!Known)
+    return std::nullopt;
+  return *Known ? It->second.WhenTrue : It->second.WhenFalse;
+}
+
+void Analyzer::noteConditionalBinding(const VarDecl *VD, const Expr *Init) {
+  ConditionalBindings.erase(VD);
+  const auto *CO = Init ? dyn_cast<AbstractConditionalOperator>(stripWrappers(Init)) : nullptr;
+  if (!CO || !Function || constantCondition(CO->getCond()))
+    return;
+  const bool Pointer = !VD->getType()->isReferenceType();
+  const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
+  if (Pointer && !Vars.unwritten(VD))
+    return;
+  // The condition has one value wherever it is tested: every variable it
+  // reads is one the function never writes.
+  llvm::SmallVector<const VarDecl *, 2> CondVars;
+  if (!collectAtomVars(CO->getCond(), CondVars) ||
+      !llvm::all_of(CondVars, [&](const VarDecl *V) { return Vars.unwritten(V); }))
+    return;
+  // Each side names the same object wherever it is read: a variable that is
+  // not a reference, or a member of one (`m.remote`), its address for a
+  // pointer.
+  auto Side = [&](const Expr *E) -> std::optional<LocationList> {
+    E = E->IgnoreParenImpCasts();
+    if (Pointer) {
+      const auto *AddrOf = dyn_cast<UnaryOperator>(E);
+      if (!AddrOf || AddrOf->getOpcode() != UO_AddrOf)
+        return std::nullopt;
+      E = AddrOf->getSubExpr()->IgnoreParens();
+    }
+    const Expr *Base = E;
+    while (const auto *ME = dyn_cast<MemberExpr>(Base)) {
+      if (ME->isArrow() || !isa<FieldDecl>(ME->getMemberDecl()))
+        return std::nullopt;
+      Base = ME->getBase()->IgnoreParenImpCasts();
+    }
+    const auto *DRE = dyn_cast<DeclRefExpr>(Base);
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!V || V->getType()->isReferenceType() || !V->hasLocalStorage())
+      return std::nullopt;
+    State Empty;
+    return resolve(E, Empty);
+  };
+  bool Positive = true;
+  std::optional<AtomId> Atom =
+      atomFor(bareCondition(CO->getCond(), Positive, /*ThroughCasts=*/true));
+  std::optional<LocationList> True = Side(CO->getTrueExpr()), False = Side(CO->getFalseExpr());
+  if (!Atom || !True || !False)
+    return;
+  ConditionalBindings[VD] = {*Atom, Positive ? *True : *False, Positive ? *False : *True};
+}
+
 LocationList Analyzer::variableLocations(const VarDecl *VD, const State &S) {
   if (VD->getType()->isReferenceType()) {
+    if (std::optional<LocationList> Decided = decidedBinding(VD, S))
+      return *Decided;
     // Bound to an object: its targets; to a temporary it extends: the
     // temporary, in the variable's own cells.
     auto It = S.Cells.find(Location::variable(VD));
@@ -390,7 +450,12 @@ LocationList Analyzer::designated(const Expr *E, const State &S) {
     }
     return {Location::unknown()};
   }
-  // A pointer held somewhere: what its cell says.
+  // A pointer held somewhere: what its cell says (for a pointer bound by
+  // a conditional, the side this path decided).
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (std::optional<LocationList> Decided = decidedBinding(VD, S))
+        return *Decided;
   if (E->isGLValue())
     return readTargets(resolve(E, S), S);
   return {Location::unknown()};

@@ -630,6 +630,9 @@ struct LambdaEvent {
 
 struct LambdaEvents {
   std::vector<LambdaEvent> Starts, Waits;
+  /// The receive waits in lambdas whose calls Waits tells apart (it holds
+  /// one event per call that makes the wait, none when no call does).
+  llvm::SmallPtrSet<const DescriptorUse *, 4> WaitsAtCalls;
   /// The semaphores of the receive waits in lambdas that are not Waits,
   /// whose calls cannot be told (named in the lambda's terms, so an index of
   /// its parameters is unknown); with Any, those waits may take any.
@@ -1005,8 +1008,12 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       if (InLambda(U))
         Collect(U, Events.Starts);
     for (const DescriptorUse &U : A.ReceiveWaits) {
-      if (!InLambda(U) || Collect(U, Events.Waits))
+      if (!InLambda(U))
         continue;
+      if (Collect(U, Events.Waits)) {
+        Events.WaitsAtCalls.insert(&U);
+        continue;
+      }
       // The semaphores it may take: those its copies name outside the
       // lambda (a captured array), else any.
       for (const Value &V : U.Values.values()) {
@@ -1145,7 +1152,11 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           return true;
         continue;
       }
-      if (!After(U.Call))
+      // A wait in a lambda whose calls are not told apart (Events.Waits
+      // are) runs where the lambda is called, wherever it is written: it
+      // may follow the start.
+      bool AnyTime = U.InLambda && !Events.WaitsAtCalls.contains(&U);
+      if (!AnyTime && !After(U.Call))
         continue;
       if (U.Values.hasOrigin(D) || CountsOnD(U))
         return true;

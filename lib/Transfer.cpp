@@ -218,6 +218,7 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
       return;
     }
     S.Cells[Here].Targets = resolve(Init, S);
+    noteConditionalBinding(VD, Init);
     return;
   }
   if (T->isBooleanType() && Init) {
@@ -240,6 +241,8 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
   if (Types.shapeOf(T).Kind == Shape::None)
     return;
   initialize(Here, T, Init, S, Report, Depth);
+  if (T->isPointerType())
+    noteConditionalBinding(VD, Init);
   // A static local is initialised once: later calls find what earlier ones
   // left (unknown here), and what it holds outlives the call (escapes).
   if (VD->isStaticLocal()) {

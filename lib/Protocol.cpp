@@ -20,6 +20,47 @@ namespace dmalint {
 
 namespace {
 
+/// The expression that builds the part \p Path of the value \p Built builds
+/// where no code of the program runs on it (`return std::make_pair(k, v)`:
+/// `.first` is k; `return KV{k, v}` of an aggregate: `.v` is v; a braced
+/// list, std::make_tuple or a std::pair or std::tuple constructor), else
+/// null. With no path, \p Built itself.
+const Expr *elementBuilt(const Expr *Built, llvm::ArrayRef<PathStep> Path) {
+  for (const PathStep &Step : Path) {
+    if (!Built)
+      return nullptr;
+    if (Step.K == PathStep::Part && Step.Index >= 0) {
+      Built = partBuilt(Built, static_cast<unsigned>(Step.Index));
+      continue;
+    }
+    // An aggregate's initialisers are its fields in order (no bases);
+    // std::pair's first and second are its two parts.
+    const auto *RD = Step.K == PathStep::Field && Step.FieldD
+                         ? dyn_cast<CXXRecordDecl>(Step.FieldD->getParent())
+                         : nullptr;
+    bool Pair = RD && RD->isInStdNamespace() && RD->getName() == "pair";
+    if (!RD || (!Pair && (RD->getNumBases() != 0 ||
+                          !isa<InitListExpr>(stripWrappers(Built)->IgnoreParenImpCasts()))))
+      return nullptr;
+    Built = partBuilt(Built, Step.FieldD->getFieldIndex());
+  }
+  return Built ? stripWrappers(Built) : nullptr;
+}
+
+/// The construction in the body of the lambda that made \p O at its call
+/// (`auto hop = [&] { return make_async_remote_copy(...); }; auto c = hop();`,
+/// a part of what the lambda's one return builds), and that call.
+std::optional<std::pair<const Expr *, LambdaCall>> lambdaConstruction(const OriginInfo &O,
+                                                                      const ApiIndex &Api) {
+  std::optional<LambdaCall> C = O.Site && !O.HelperCall ? lambdaCall(O.Site) : std::nullopt;
+  if (!C)
+    return std::nullopt;
+  const Expr *Made = elementBuilt(returnedConstruction(*C->Operator), O.ReturnPath.steps());
+  if (!Made || !Api.isCopy(*Made))
+    return std::nullopt;
+  return std::make_pair(Made, std::move(*C));
+}
+
 /// The send (\p Send) or receive semaphore of the copy made at \p O's site:
 /// by the factory there, or by a wrapper whose summary names it in its
 /// parameters (`hop(x, y, send, recv, next)`), named at the call.
@@ -30,6 +71,13 @@ std::optional<SemaphoreName> copySemaphoreOf(const FunctionAnalysis &A, const Or
     CopySemaphores Sems = copySemaphores(O.Site, Api);
     const Expr *E = Send ? Sems.Send : Sems.Receive;
     return E ? semaphoreName(E, Vars) : std::nullopt;
+  }
+  // Made by a lambda of the function: named with the call's arguments.
+  if (auto Made = lambdaConstruction(O, Api)) {
+    CopySemaphores Sems = copySemaphores(Made->first, Api);
+    const Expr *E = Send ? Sems.Send : Sems.Receive;
+    std::optional<SemaphoreName> InLambda = E ? semaphoreName(E, Vars) : std::nullopt;
+    return InLambda ? semaphoreAtLambdaCall(*InLambda, Made->second, Vars) : std::nullopt;
   }
   const ReturnedCopy *Wrapped = A.returnedCopy(O);
   if (!Wrapped)
@@ -410,11 +458,18 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
         break;
       }
       if (Finding.Origins.empty()) {
-        if (Api.isCopy(*O.Site))
+        if (Api.isCopy(*O.Site)) {
           Finding.SendSemaphore = Send->Spelling;
-        else // As the wrapper's call names it.
+        } else if (auto Made = lambdaConstruction(O, Api)) {
+          // As the lambda's call names it.
+          const Expr *InLambda = copySemaphores(Made->first, Api).Send;
+          if (std::optional<SemaphoreName> N = InLambda ? semaphoreName(InLambda, *Vars)
+                                                        : std::nullopt)
+            Finding.SendText = spellAtLambdaCall(*N, Made->second, Ctx);
+        } else { // As the wrapper's call names it.
           Finding.SendText =
               spellAtCall(*A.returnedCopy(O)->Send, callArguments(O.Site), Ctx);
+        }
       }
       Finding.Origins.push_back(D);
     }
@@ -570,33 +625,6 @@ std::optional<LocalCopy> copyAtLambdaCall(const Expr *Site, const LambdaCall &C,
   Out.SemaphoreText = spellAtLambdaCall(*InLambdaSem, C, Ctx);
   Out.TargetText = spellAtLambdaCall(*InLambdaTarget, C, Ctx);
   return Out;
-}
-
-/// The expression that builds the part \p Path of the value \p Built builds
-/// where no code of the program runs on it (`return std::make_pair(k, v)`:
-/// `.first` is k; `return KV{k, v}` of an aggregate: `.v` is v; a braced
-/// list, std::make_tuple or a std::pair or std::tuple constructor), else
-/// null. With no path, \p Built itself.
-static const Expr *elementBuilt(const Expr *Built, llvm::ArrayRef<PathStep> Path) {
-  for (const PathStep &Step : Path) {
-    if (!Built)
-      return nullptr;
-    if (Step.K == PathStep::Part && Step.Index >= 0) {
-      Built = partBuilt(Built, static_cast<unsigned>(Step.Index));
-      continue;
-    }
-    // An aggregate's initialisers are its fields in order (no bases);
-    // std::pair's first and second are its two parts.
-    const auto *RD = Step.K == PathStep::Field && Step.FieldD
-                         ? dyn_cast<CXXRecordDecl>(Step.FieldD->getParent())
-                         : nullptr;
-    bool Pair = RD && RD->isInStdNamespace() && RD->getName() == "pair";
-    if (!RD || (!Pair && (RD->getNumBases() != 0 ||
-                          !isa<InitListExpr>(stripWrappers(Built)->IgnoreParenImpCasts()))))
-      return nullptr;
-    Built = partBuilt(Built, Step.FieldD->getFieldIndex());
-  }
-  return Built ? stripWrappers(Built) : nullptr;
 }
 
 /// The copy \p O when it is the one a lambda of the function returns at the

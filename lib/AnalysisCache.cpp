@@ -595,6 +595,65 @@ const clang::VarDecl *argumentVariable(const clang::Expr *Arg) {
   return DRE ? llvm::dyn_cast<clang::VarDecl>(DRE->getDecl()) : nullptr;
 }
 
+/// The members from a variable to \p E (`c.sync.barrier`: sync, barrier,
+/// no `->`) and that variable, through implicit copies; empty for anything
+/// else.
+llvm::SmallVector<const clang::FieldDecl *, 2> memberPath(const clang::Expr *E,
+                                                         const clang::VarDecl *&Holder) {
+  llvm::SmallVector<const clang::FieldDecl *, 2> Path;
+  Holder = nullptr;
+  const clang::Expr *At = E;
+  if (const auto *CE = llvm::dyn_cast<clang::CXXConstructExpr>(At->IgnoreParenImpCasts());
+      CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
+    At = CE->getArg(0);
+  At = At->IgnoreParenImpCasts();
+  while (const auto *ME = llvm::dyn_cast<clang::MemberExpr>(At)) {
+    const auto *F = llvm::dyn_cast<clang::FieldDecl>(ME->getMemberDecl());
+    if (!F || ME->isArrow() || Path.size() > 4)
+      return {};
+    Path.insert(Path.begin(), F);
+    At = ME->getBase()->IgnoreParenImpCasts();
+  }
+  const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(At);
+  Holder = DRE && !Path.empty() ? llvm::dyn_cast<clang::VarDecl>(DRE->getDecl()) : nullptr;
+  if (!Holder)
+    Path.clear();
+  return Path;
+}
+
+/// Every mention of \p V in \p Body reaches a member of it other than
+/// \p Path's (and not on the way to it), or is one of \p Allowed (each
+/// naming \p Path): what \p Path names is used for nothing else.
+bool onlyMemberMentionedAs(const clang::VarDecl *V, const clang::Stmt *Body,
+                           llvm::ArrayRef<const clang::FieldDecl *> Path,
+                           const llvm::DenseSet<const clang::Expr *> &Allowed) {
+  llvm::SmallVector<const clang::Stmt *, 32> Pending{Body};
+  while (!Pending.empty()) {
+    const clang::Stmt *S = Pending.pop_back_val();
+    if (const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(S); DRE && DRE->getDecl() == V)
+      return false; // Named whole.
+    if (const auto *ME = llvm::dyn_cast<clang::MemberExpr>(S)) {
+      const clang::VarDecl *Holder = nullptr;
+      llvm::SmallVector<const clang::FieldDecl *, 2> Mentioned = memberPath(ME, Holder);
+      if (Holder == V) {
+        if (Allowed.contains(ME))
+          continue;
+        size_t Common = 0;
+        while (Common < Mentioned.size() && Common < Path.size() &&
+               Mentioned[Common]->getCanonicalDecl() == Path[Common]->getCanonicalDecl())
+          ++Common;
+        if (Common == Mentioned.size() || Common == Path.size())
+          return false; // On the way to the member, or the member itself.
+        continue;       // Another member: another object.
+      }
+    }
+    for (const clang::Stmt *Child : S->children())
+      if (Child)
+        Pending.push_back(Child);
+  }
+  return true;
+}
+
 /// Every mention of \p V in \p Body is one of \p Allowed.
 bool onlyMentionedAs(const clang::VarDecl *V, const clang::Stmt *Body,
                      const llvm::DenseSet<const clang::Expr *> &Allowed) {
@@ -638,6 +697,11 @@ bool AnalysisCache::callerMayUseArgument(const clang::FunctionDecl &FD, unsigned
     if (Param >= Site.Call->getNumArgs() || !Site.Caller->hasBody())
       return true;
     const clang::VarDecl *V = argumentVariable(Site.Call->getArg(Param));
+    // Or a member of one (`barrier(s.barrier)` of `void kernel(Sems s)`),
+    // that the caller names for nothing else.
+    llvm::SmallVector<const clang::FieldDecl *, 2> Member;
+    if (!V)
+      Member = memberPath(Site.Call->getArg(Param), V);
     if (!V || V->getDeclContext() != Site.Caller || V->isStaticLocal() ||
         V->getType()->isReferenceType())
       return true;
@@ -648,8 +712,32 @@ bool AnalysisCache::callerMayUseArgument(const clang::FunctionDecl &FD, unsigned
       const clang::Expr *Init = V->getInit();
       const auto *Made =
           llvm::dyn_cast_or_null<clang::CXXConstructExpr>(Init ? Init->IgnoreImplicit() : nullptr);
-      if (Init && !(Made && Made->getNumArgs() == 0))
+      const auto *List =
+          llvm::dyn_cast_or_null<clang::InitListExpr>(Init ? Init->IgnoreImplicit() : nullptr);
+      if (Init && !(Made && Made->getNumArgs() == 0) && !(List && List->getNumInits() == 0))
         return true;
+    }
+    if (!Member.empty()) {
+      llvm::DenseSet<const clang::Expr *> Allowed;
+      for (const CallSite &Other : Sites)
+        if (Other.Caller == Site.Caller && Param < Other.Call->getNumArgs()) {
+          const clang::VarDecl *Holder = nullptr;
+          llvm::SmallVector<const clang::FieldDecl *, 2> Passed =
+              memberPath(Other.Call->getArg(Param), Holder);
+          if (Holder == V && Passed == Member)
+            if (const auto *ME = llvm::dyn_cast<clang::MemberExpr>(
+                    Other.Call->getArg(Param)->IgnoreParenImpCasts()))
+              Allowed.insert(ME);
+          if (const auto *CE = llvm::dyn_cast<clang::CXXConstructExpr>(
+                  Other.Call->getArg(Param)->IgnoreParenImpCasts());
+              CE && CE->getNumArgs() == 1 && Holder == V && Passed == Member)
+            Allowed.insert(CE->getArg(0)->IgnoreParenImpCasts());
+        }
+      if (!onlyMemberMentionedAs(V, Site.Caller->getBody(), Member, Allowed))
+        return true;
+      if (P && callerMayUseArgument(*Site.Caller, P->getFunctionScopeIndex(), Ctx, Depth + 1))
+        return true;
+      continue;
     }
     llvm::DenseSet<const clang::Expr *> Allowed;
     for (const CallSite &Other : Sites)

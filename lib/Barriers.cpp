@@ -226,6 +226,7 @@ private:
   Value variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth);
   /// An axis name held in a field: Value::axis, or unknown.
   Value axisMember(const MemberExpr *ME, const Frame &F);
+  const Expr *localAggregateElement(const MemberExpr *ME, const Frame &F) const;
   Value call(const CallExpr *Call, const Frame &F, unsigned Depth, bool WantDeviceId);
   /// A call of a lambda a local of \p F holds, evaluated as a helper whose
   /// captures are read in \p F.
@@ -319,8 +320,11 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
       return Value::uniform(SymbolicCount::constant(*C));
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     return variable(DRE, F, Depth + 1);
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (const Expr *Element = localAggregateElement(ME, F))
+      return eval(Element, F, Depth + 1);
     return axisMember(ME, F);
+  }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return call(Call, F, Depth + 1, /*WantDeviceId=*/false);
   if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
@@ -355,6 +359,38 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
   if (const auto *CO = dyn_cast<ConditionalOperator>(E))
     return conditional(CO, F, Depth + 1);
   return {};
+}
+
+const Expr *Evaluator::localAggregateElement(const MemberExpr *ME, const Frame &F) const {
+  // `p.tp` of `const MeshPos p{axis_index("dp"), axis_index("tp"), ...};`:
+  // the element of the braced list that sets the member, when the local is
+  // the function's own and never written (member by member for nested
+  // aggregates: `c.pos.tp`).
+  llvm::SmallVector<const FieldDecl *, 2> Path;
+  const Expr *Base = ME;
+  while (const auto *Member = dyn_cast<MemberExpr>(Base)) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!Field || Member->isArrow() || Path.size() > 3)
+      return nullptr;
+    Path.insert(Path.begin(), Field);
+    Base = Member->getBase()->IgnoreParenImpCasts();
+  }
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || V->getType()->isReferenceType() ||
+      !V->getInit() || !F.Vars->ownVariable(V) ||
+      !(F.Vars->unwritten(V) || V->getType().isConstQualified()))
+    return nullptr;
+  const Expr *Built = V->getInit();
+  for (const FieldDecl *Field : Path) {
+    const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+    if (!RD || RD->getNumBases() != 0 || !isa<InitListExpr>(stripWrappers(Built)->IgnoreParenImpCasts()))
+      return nullptr;
+    Built = partBuilt(Built, Field->getFieldIndex());
+    if (!Built)
+      return nullptr;
+  }
+  return Built;
 }
 
 Value Evaluator::axisMember(const MemberExpr *ME, const Frame &F) {

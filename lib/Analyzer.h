@@ -119,6 +119,20 @@ public:
   /// The value of a condition clang can evaluate as a constant (through
   /// macros, constexpr names and the template arguments of an instantiation).
   std::optional<bool> constantCondition(const clang::Expr *E) const;
+  /// \p E (a branch condition) decided by the constants a call passes the
+  /// parameters of the lambda being run (`finish(d, false)` of `auto finish
+  /// = [&](D &d, bool remote) { if (remote) d.wait_send(); }`): a bool
+  /// parameter tested alone, or an integer or enum one compared with a
+  /// constant; nullopt for any other.
+  std::optional<bool> boundCondition(const clang::Expr *E) const;
+  /// The value a call passes the lambda parameter \p P, if constant.
+  std::optional<int64_t> boundParameter(const clang::ParmVarDecl *P) const {
+    auto It = BoundParameters.find(P);
+    return It == BoundParameters.end() ? std::nullopt : std::optional<int64_t>(It->second);
+  }
+  /// The constants the calls of the lambdas being run pass their parameters
+  /// (each a parameter the lambda never writes).
+  llvm::DenseMap<const clang::ParmVarDecl *, int64_t> BoundParameters;
   Guard classify(const clang::Expr *Cond, const State &S);
   /// Narrows \p S to the paths where \p G evaluates to \p Holds; marks it
   /// unreachable when no such path exists.

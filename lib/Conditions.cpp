@@ -122,6 +122,22 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E) {
   return Id;
 }
 
+std::optional<bool> Analyzer::boundCondition(const Expr *E) const {
+  if (BoundParameters.empty() || !E)
+    return std::nullopt;
+  bool Positive = true;
+  const Expr *Bare = bareCondition(E, Positive, /*ThroughCasts=*/true);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Bare->IgnoreParenImpCasts()))
+    if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()))
+      if (std::optional<int64_t> Value = boundParameter(P); Value && P->getType()->isBooleanType())
+        return (*Value != 0) == Positive;
+  bool Equal = true;
+  if (auto Compared = comparedParameter(Bare, Equal, Ctx))
+    if (std::optional<int64_t> Value = boundParameter(Compared->first))
+      return ((*Value == Compared->second) == Equal) == Positive;
+  return std::nullopt;
+}
+
 std::optional<AtomId> Analyzer::paramValueAtom(const ParmVarDecl *P, int64_t Value) {
   if (!P || P->getDeclContext() != Function || P->getType()->isBooleanType() ||
       !P->getType()->isIntegralOrEnumerationType())

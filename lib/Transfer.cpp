@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "dmalint/InPlaceLambdas.h"
@@ -844,8 +845,30 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
       }
       llvm::SmallPtrSet<const LambdaExpr *, 1> InPlace; // [&] { ... }()
       addInPlaceLambdas(*Op, InPlace);
+      // Constants the call passes the lambda's parameters (that it never
+      // writes) decide its branches on them for this run.
+      llvm::SmallVector<std::pair<const ParmVarDecl *, std::optional<int64_t>>, 2> Outer;
+      if (CallOperator && Function) {
+        const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
+        for (unsigned I = 0; I < CallOperator->getNumParams() && I + 1 < Op->getNumArgs(); ++I) {
+          const ParmVarDecl *P = CallOperator->getParamDecl(I);
+          if (!P->getType()->isIntegralOrEnumerationType() || !Vars.unwrittenInLambda(P))
+            continue;
+          std::optional<int64_t> Value = constantInt(Op->getArg(I + 1), Ctx);
+          if (!Value)
+            continue;
+          Outer.push_back({P, boundParameter(P)});
+          BoundParameters[P] = *Value;
+        }
+      }
       inlineLambda(Lambda, CallOperator, ArgLocations,
                    S, /*MayNotRun=*/false, Report, Depth, InPlace.contains(Lambda));
+      for (auto &[P, Value] : Outer) {
+        if (Value)
+          BoundParameters[P] = *Value;
+        else
+          BoundParameters.erase(P);
+      }
       for (const Location &L : Scratches)
         eraseBelow(L, S);
       return;

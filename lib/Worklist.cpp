@@ -199,6 +199,8 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   // clang prunes the edges its CFG builder can evaluate; what it leaves of
   // a constant condition is dead all the same.
   std::optional<bool> Constant = Cond ? A.constantCondition(Cond) : std::nullopt;
+  if (Cond && !Constant)
+    Constant = A.boundCondition(Cond);
   Guard G = Cond && !Constant ? A.classify(Cond, S) : Guard();
   llvm::SmallVector<OperandGuard, 2> Operands;
   if (Cond && !Constant)
@@ -246,8 +248,32 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
           A.refine(T, Is, /*Holds=*/false);
         }
   };
+  // A switch on a lambda parameter the call binds to a constant: only its
+  // case's edge (or the default one) runs.
+  std::optional<int64_t> Bound = SwitchParam ? A.boundParameter(SwitchParam) : std::nullopt;
+  auto CaseTaken = [&](unsigned Edge) {
+    if (!Bound)
+      return true;
+    const CFGBlock *Succ = (B.succ_begin() + Edge)->getReachableBlock();
+    const auto *Label = Succ ? dyn_cast_or_null<CaseStmt>(Succ->getLabel()) : nullptr;
+    bool OwnCase = false;
+    for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC && Label; SC = SC->getNextSwitchCase())
+      OwnCase |= SC == Label;
+    if (OwnCase) {
+      std::optional<int64_t> V = CaseValue(Label);
+      return !V || *V == *Bound;
+    }
+    if (Edge + 1 != B.succ_size())
+      return true; // Not a case edge nor the default: it cannot tell.
+    for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC; SC = SC->getNextSwitchCase()) {
+      std::optional<int64_t> V = CaseValue(SC);
+      if (isa<CaseStmt>(SC) && V && *V == *Bound)
+        return false; // A case takes it.
+    }
+    return true;
+  };
   for (unsigned Edge = 0; Edge < Last; ++Edge) {
-    if (!Taken(Edge))
+    if (!Taken(Edge) || !CaseTaken(Edge))
       continue;
     State T = Edge + 1 == Last ? std::move(S) : S;
     if (SwitchParam)

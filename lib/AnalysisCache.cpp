@@ -1,5 +1,6 @@
 //===- AnalysisCache.cpp - One descriptor analysis per function, shared ---===//
 #include "dmalint/AnalysisCache.h"
+#include "dmalint/AstUtil.h"
 #include "dmalint/InPlaceLambdas.h"
 #include "dmalint/Protocol.h"
 #include "clang/AST/DeclCXX.h"
@@ -600,25 +601,36 @@ const clang::VarDecl *argumentVariable(const clang::Expr *Arg) {
 /// else.
 llvm::SmallVector<const clang::FieldDecl *, 2> memberPath(const clang::Expr *E,
                                                          const clang::VarDecl *&Holder) {
-  llvm::SmallVector<const clang::FieldDecl *, 2> Path;
-  Holder = nullptr;
   const clang::Expr *At = E;
   if (const auto *CE = llvm::dyn_cast<clang::CXXConstructExpr>(At->IgnoreParenImpCasts());
       CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
     At = CE->getArg(0);
-  At = At->IgnoreParenImpCasts();
-  while (const auto *ME = llvm::dyn_cast<clang::MemberExpr>(At)) {
-    const auto *F = llvm::dyn_cast<clang::FieldDecl>(ME->getMemberDecl());
-    if (!F || ME->isArrow() || Path.size() > 4)
-      return {};
-    Path.insert(Path.begin(), F);
-    At = ME->getBase()->IgnoreParenImpCasts();
-  }
-  const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(At);
-  Holder = DRE && !Path.empty() ? llvm::dyn_cast<clang::VarDecl>(DRE->getDecl()) : nullptr;
-  if (!Holder)
-    Path.clear();
+  llvm::SmallVector<const clang::FieldDecl *, 2> Path;
+  Holder = fieldPathVariable(At, Path);
+  if (Path.empty())
+    Holder = nullptr;
   return Path;
+}
+
+/// What a walk over a body does with one statement.
+enum class Mention { Descend, Skip, Fails };
+
+/// Whether no statement of \p Body (down to where \p Judge skips) is one
+/// \p Judge fails.
+template <typename Fn> bool noMentionFails(const clang::Stmt *Body, Fn Judge) {
+  llvm::SmallVector<const clang::Stmt *, 32> Pending{Body};
+  while (!Pending.empty()) {
+    const clang::Stmt *S = Pending.pop_back_val();
+    Mention M = Judge(S);
+    if (M == Mention::Fails)
+      return false;
+    if (M == Mention::Skip)
+      continue;
+    for (const clang::Stmt *Child : S->children())
+      if (Child)
+        Pending.push_back(Child);
+  }
+  return true;
 }
 
 /// Every mention of \p V in \p Body reaches a member of it other than
@@ -627,47 +639,36 @@ llvm::SmallVector<const clang::FieldDecl *, 2> memberPath(const clang::Expr *E,
 bool onlyMemberMentionedAs(const clang::VarDecl *V, const clang::Stmt *Body,
                            llvm::ArrayRef<const clang::FieldDecl *> Path,
                            const llvm::DenseSet<const clang::Expr *> &Allowed) {
-  llvm::SmallVector<const clang::Stmt *, 32> Pending{Body};
-  while (!Pending.empty()) {
-    const clang::Stmt *S = Pending.pop_back_val();
+  return noMentionFails(Body, [&](const clang::Stmt *S) {
     if (const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(S); DRE && DRE->getDecl() == V)
-      return false; // Named whole.
-    if (const auto *ME = llvm::dyn_cast<clang::MemberExpr>(S)) {
-      const clang::VarDecl *Holder = nullptr;
-      llvm::SmallVector<const clang::FieldDecl *, 2> Mentioned = memberPath(ME, Holder);
-      if (Holder == V) {
-        if (Allowed.contains(ME))
-          continue;
-        size_t Common = 0;
-        while (Common < Mentioned.size() && Common < Path.size() &&
-               Mentioned[Common]->getCanonicalDecl() == Path[Common]->getCanonicalDecl())
-          ++Common;
-        if (Common == Mentioned.size() || Common == Path.size())
-          return false; // On the way to the member, or the member itself.
-        continue;       // Another member: another object.
-      }
-    }
-    for (const clang::Stmt *Child : S->children())
-      if (Child)
-        Pending.push_back(Child);
-  }
-  return true;
+      return Mention::Fails; // Named whole.
+    const auto *ME = llvm::dyn_cast<clang::MemberExpr>(S);
+    const clang::VarDecl *Holder = nullptr;
+    llvm::SmallVector<const clang::FieldDecl *, 2> Mentioned;
+    if (ME)
+      Mentioned = memberPath(ME, Holder);
+    if (Holder != V)
+      return Mention::Descend;
+    if (Allowed.contains(ME))
+      return Mention::Skip;
+    size_t Common = 0;
+    while (Common < Mentioned.size() && Common < Path.size() &&
+           Mentioned[Common]->getCanonicalDecl() == Path[Common]->getCanonicalDecl())
+      ++Common;
+    if (Common == Mentioned.size() || Common == Path.size())
+      return Mention::Fails; // On the way to the member, or the member itself.
+    return Mention::Skip;    // Another member: another object.
+  });
 }
 
 /// Every mention of \p V in \p Body is one of \p Allowed.
 bool onlyMentionedAs(const clang::VarDecl *V, const clang::Stmt *Body,
                      const llvm::DenseSet<const clang::Expr *> &Allowed) {
-  llvm::SmallVector<const clang::Stmt *, 32> Pending{Body};
-  while (!Pending.empty()) {
-    const clang::Stmt *S = Pending.pop_back_val();
-    if (const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(S);
-        DRE && DRE->getDecl() == V && !Allowed.contains(DRE))
-      return false;
-    for (const clang::Stmt *Child : S->children())
-      if (Child)
-        Pending.push_back(Child);
-  }
-  return true;
+  return noMentionFails(Body, [&](const clang::Stmt *S) {
+    const auto *DRE = llvm::dyn_cast<clang::DeclRefExpr>(S);
+    return DRE && DRE->getDecl() == V && !Allowed.contains(DRE) ? Mention::Fails
+                                                                 : Mention::Descend;
+  });
 }
 } // namespace
 

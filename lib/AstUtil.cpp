@@ -102,6 +102,13 @@ const ParmVarDecl *switchedParameter(const SwitchStmt &Switch) {
   return DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
 }
 
+std::optional<int64_t> caseValue(const SwitchCase &SC, const ASTContext &Ctx) {
+  const auto *Case = dyn_cast<CaseStmt>(&SC);
+  if (!Case || Case->caseStmtIsGNURange())
+    return std::nullopt;
+  return constantInt(Case->getLHS(), Ctx);
+}
+
 bool isCallOnThis(const Expr *Call) {
   const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
   const Expr *Object = MC ? MC->getImplicitObjectArgument() : nullptr;
@@ -118,6 +125,25 @@ const Expr *memberChainObject(const MemberExpr &ME) {
 const VarDecl *memberChainVariable(const MemberExpr &ME) {
   const auto *DRE = dyn_cast<DeclRefExpr>(memberChainObject(ME));
   return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
+const VarDecl *fieldPathVariable(const Expr *E, llvm::SmallVectorImpl<const FieldDecl *> &Path) {
+  Path.clear();
+  const Expr *At = E->IgnoreParenImpCasts();
+  while (const auto *ME = dyn_cast<MemberExpr>(At)) {
+    const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!Field || ME->isArrow() || Path.size() == 5) {
+      Path.clear();
+      return nullptr;
+    }
+    Path.insert(Path.begin(), Field);
+    At = ME->getBase()->IgnoreParenImpCasts();
+  }
+  const auto *DRE = dyn_cast<DeclRefExpr>(At);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V)
+    Path.clear();
+  return V;
 }
 
 const Expr *onlyReadOperand(const Stmt *S) {

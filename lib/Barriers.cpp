@@ -367,16 +367,7 @@ const Expr *Evaluator::localAggregateElement(const MemberExpr *ME, const Frame &
   // the function's own and never written (member by member for nested
   // aggregates: `c.pos.tp`).
   llvm::SmallVector<const FieldDecl *, 2> Path;
-  const Expr *Base = ME;
-  while (const auto *Member = dyn_cast<MemberExpr>(Base)) {
-    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-    if (!Field || Member->isArrow() || Path.size() > 3)
-      return nullptr;
-    Path.insert(Path.begin(), Field);
-    Base = Member->getBase()->IgnoreParenImpCasts();
-  }
-  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
-  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  const VarDecl *V = fieldPathVariable(ME, Path);
   if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || V->getType()->isReferenceType() ||
       !V->getInit() || !F.Vars->ownVariable(V) ||
       !(F.Vars->unwritten(V) || V->getType().isConstQualified()))
@@ -632,10 +623,7 @@ const ReturnStmt *Evaluator::returnTaken(const Stmt *S, const Frame &F, unsigned
         Default = SC;
         continue;
       }
-      const auto *Case = cast<CaseStmt>(SC);
-      if (Case->caseStmtIsGNURange())
-        return nullptr;
-      std::optional<int64_t> K = constantInt(Case->getLHS(), Ctx);
+      std::optional<int64_t> K = caseValue(*SC, Ctx);
       if (!K)
         return nullptr;
       if (*K == *C)

@@ -244,14 +244,8 @@ void Analyzer::noteConditionalBinding(const VarDecl *VD, const Expr *Init) {
         return std::nullopt;
       E = AddrOf->getSubExpr()->IgnoreParens();
     }
-    const Expr *Base = E;
-    while (const auto *ME = dyn_cast<MemberExpr>(Base)) {
-      if (ME->isArrow() || !isa<FieldDecl>(ME->getMemberDecl()))
-        return std::nullopt;
-      Base = ME->getBase()->IgnoreParenImpCasts();
-    }
-    const auto *DRE = dyn_cast<DeclRefExpr>(Base);
-    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    llvm::SmallVector<const FieldDecl *, 2> Path;
+    const VarDecl *V = fieldPathVariable(E, Path);
     if (!V || V->getType()->isReferenceType() || !V->hasLocalStorage())
       return std::nullopt;
     State Empty;

@@ -1279,11 +1279,9 @@ private:
           return true;
       bool AllCases = true;
       for (const SwitchCase *SC = Switch.getSwitchCaseList(); SC; SC = SC->getNextSwitchCase()) {
-        const auto *Case = dyn_cast<CaseStmt>(SC);
-        if (!Case)
+        if (!isa<CaseStmt>(SC))
           continue;
-        std::optional<int64_t> Value =
-            Case->caseStmtIsGNURange() ? std::nullopt : constantInt(Case->getLHS(), Ctx);
+        std::optional<int64_t> Value = caseValue(*SC, Ctx);
         AllCases = AllCases && Value && Has(false, *Value);
       }
       return AllCases;

@@ -216,37 +216,37 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   // parameter's value, the default edge that it is none of the cases'.
   const auto *Switch = dyn_cast_or_null<SwitchStmt>(B.getTerminatorStmt());
   const ParmVarDecl *SwitchParam = Switch ? switchedParameter(*Switch) : nullptr;
-  auto CaseValue = [&](const SwitchCase *SC) -> std::optional<int64_t> {
-    const auto *Case = dyn_cast_or_null<CaseStmt>(SC);
-    if (!Case || Case->caseStmtIsGNURange())
-      return std::nullopt;
-    return constantInt(Case->getLHS(), A.context());
-  };
-  auto RefineCase = [&](unsigned Edge, State &T) {
+  // The label \p Edge leads to when it is one of this switch's own cases
+  // (not a label nested in another switch the edge happens to reach).
+  auto EdgeCase = [&](unsigned Edge) -> const CaseStmt * {
     const CFGBlock *Succ = (B.succ_begin() + Edge)->getReachableBlock();
-    const auto *Label = Succ ? dyn_cast_or_null<SwitchCase>(Succ->getLabel()) : nullptr;
-    bool OwnCase = false;
+    const auto *Label = Succ ? dyn_cast_or_null<CaseStmt>(Succ->getLabel()) : nullptr;
     for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC && Label; SC = SC->getNextSwitchCase())
-      OwnCase |= SC == Label;
-    if (OwnCase && isa<CaseStmt>(Label)) {
-      if (std::optional<int64_t> V = CaseValue(Label))
-        if (std::optional<AtomId> Atom = A.paramValueAtom(SwitchParam, *V)) {
-          Guard Is;
-          Is.Atom = Atom;
-          A.refine(T, Is, /*Holds=*/true);
-        }
+      if (SC == Label)
+        return Label;
+    return nullptr;
+  };
+  // Whether \p Edge is the default edge (the last), which no case takes.
+  auto DefaultEdge = [&](unsigned Edge) { return Edge + 1 == B.succ_size(); };
+  auto RefineCase = [&](unsigned Edge, State &T) {
+    auto Refine = [&](int64_t Value, bool Holds) {
+      if (std::optional<AtomId> Atom = A.paramValueAtom(SwitchParam, Value)) {
+        Guard Is;
+        Is.Atom = Atom;
+        A.refine(T, Is, Holds);
+      }
+    };
+    if (const CaseStmt *Case = EdgeCase(Edge)) {
+      if (std::optional<int64_t> V = caseValue(*Case, A.context()))
+        Refine(*V, /*Holds=*/true);
       return;
     }
-    if (Edge + 1 != B.succ_size())
-      return; // Not the default edge (the last).
+    if (!DefaultEdge(Edge))
+      return;
     for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC && T.Reachable;
          SC = SC->getNextSwitchCase())
-      if (std::optional<int64_t> V = CaseValue(SC))
-        if (std::optional<AtomId> Atom = A.paramValueAtom(SwitchParam, *V)) {
-          Guard Is;
-          Is.Atom = Atom;
-          A.refine(T, Is, /*Holds=*/false);
-        }
+      if (std::optional<int64_t> V = caseValue(*SC, A.context()))
+        Refine(*V, /*Holds=*/false);
   };
   // A switch on a lambda parameter the call binds to a constant: only its
   // case's edge (or the default one) runs.
@@ -254,20 +254,15 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   auto CaseTaken = [&](unsigned Edge) {
     if (!Bound)
       return true;
-    const CFGBlock *Succ = (B.succ_begin() + Edge)->getReachableBlock();
-    const auto *Label = Succ ? dyn_cast_or_null<CaseStmt>(Succ->getLabel()) : nullptr;
-    bool OwnCase = false;
-    for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC && Label; SC = SC->getNextSwitchCase())
-      OwnCase |= SC == Label;
-    if (OwnCase) {
-      std::optional<int64_t> V = CaseValue(Label);
+    if (const CaseStmt *Case = EdgeCase(Edge)) {
+      std::optional<int64_t> V = caseValue(*Case, A.context());
       return !V || *V == *Bound;
     }
-    if (Edge + 1 != B.succ_size())
+    if (!DefaultEdge(Edge))
       return true; // Not a case edge nor the default: it cannot tell.
     for (const SwitchCase *SC = Switch->getSwitchCaseList(); SC; SC = SC->getNextSwitchCase()) {
-      std::optional<int64_t> V = CaseValue(SC);
-      if (isa<CaseStmt>(SC) && V && *V == *Bound)
+      std::optional<int64_t> V = caseValue(*SC, A.context());
+      if (V && *V == *Bound)
         return false; // A case takes it.
     }
     return true;

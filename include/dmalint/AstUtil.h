@@ -59,6 +59,9 @@ std::optional<std::pair<const clang::ParmVarDecl *, int64_t>>
 comparedParameter(const clang::Expr *E, bool &Equal, const clang::ASTContext &Ctx);
 /// The parameter a switch tests, alone (`switch (a)`); null for any other.
 const clang::ParmVarDecl *switchedParameter(const clang::SwitchStmt &Switch);
+/// The value `case K:` matches; none for a default label, a GNU range
+/// (`case 1 ... 3:`) or a label clang cannot evaluate.
+std::optional<int64_t> caseValue(const clang::SwitchCase &SC, const clang::ASTContext &Ctx);
 
 /// Whether \p Call is a member call on `this` (written or implicit).
 bool isCallOnThis(const clang::Expr *Call);
@@ -72,6 +75,14 @@ const clang::Expr *memberChainObject(const clang::MemberExpr &ME);
 /// The variable memberChainObject names; null for a member of `*this`, of a
 /// temporary or of anything but a variable.
 const clang::VarDecl *memberChainVariable(const clang::MemberExpr &ME);
+
+/// The variable \p E names through `.` members of fields (`c.sync.barrier`:
+/// c), with the fields from it to \p E in \p Path (sync, barrier; empty
+/// for the variable itself), without parentheses and implicit casts between;
+/// null for anything else (a `->`, a method, more than five members, not a
+/// variable).
+const clang::VarDecl *fieldPathVariable(const clang::Expr *E,
+                                        llvm::SmallVectorImpl<const clang::FieldDecl *> &Path);
 
 /// The operand \p S only reads, if it is one that does: a load's, a copy
 /// construction's from a const reference, a const member function's object

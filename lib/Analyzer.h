@@ -107,11 +107,29 @@ public:
   bool chargeVisit(const clang::CFGBlock &B, const State &S);
 
   // --------------------------------------------------- Conditions.cpp ---
-  bool collectAtomVars(const clang::Expr *E, llvm::SmallVectorImpl<const clang::VarDecl *> &Vars);
+  bool collectAtomVars(const clang::Expr *E, llvm::SmallVectorImpl<const clang::VarDecl *> &Vars) const;
   /// The atom of a condition that may be tested again: the same atom for
   /// structurally equal expressions over the same variables.
   std::optional<AtomId> atomFor(const clang::Expr *E);
   std::optional<AtomId> makeAtom(const clang::Expr *E);
+  /// What the condition \p Cond tests, its negations taken off into
+  /// \p Positive, and a bool of the function that keeps the value of its
+  /// initialiser replaced by that initialiser (`bool remote = far;`, the
+  /// member `s.remote` of `Slot s{..., far}`), when the initialiser is a
+  /// condition over variables the function never writes: every spelling of
+  /// one test is one atom.
+  const clang::Expr *testedCondition(const clang::Expr *Cond, bool &Positive) const;
+  /// The initialiser of the bool \p E (testedCondition's answer) when it
+  /// keeps it (UnwrittenVariables::builtValue) and it is a logical operator
+  /// over tests that read the same wherever the bool is read: conditions
+  /// over variables the function never writes, and is_remote() of a variable
+  /// that keeps its copy (`bool send = d.is_remote() && far;`). Null
+  /// otherwise.
+  const clang::Expr *keptLogical(const clang::Expr *E) const;
+  /// atomFor(testedCondition(Cond, Positive)).
+  std::optional<AtomId> conditionAtom(const clang::Expr *Cond, bool &Positive) {
+    return atomFor(testedCondition(Cond, Positive));
+  }
   /// The atom `P == Value` for an integer or enum parameter \p P of the
   /// function that is never written (nullopt for any other).
   std::optional<AtomId> paramValueAtom(const clang::ParmVarDecl *P, int64_t Value);
@@ -134,6 +152,9 @@ public:
   /// (each a parameter the lambda never writes).
   llvm::DenseMap<const clang::ParmVarDecl *, int64_t> BoundParameters;
   Guard classify(const clang::Expr *Cond, const State &S);
+  /// \p VD, a bool, now holds \p Value: remember it as a test (S.Guards) when
+  /// it is `d.is_remote()` or a condition with an atom, negated or not.
+  void rememberTest(const clang::VarDecl *VD, const clang::Expr *Value, State &S);
   /// Narrows \p S to the paths where \p G evaluates to \p Holds; marks it
   /// unreachable when no such path exists.
   void refine(State &S, const Guard &G, bool Holds);

@@ -226,7 +226,6 @@ private:
   Value variable(const DeclRefExpr *DRE, const Frame &F, unsigned Depth);
   /// An axis name held in a field: Value::axis, or unknown.
   Value axisMember(const MemberExpr *ME, const Frame &F);
-  const Expr *localAggregateElement(const MemberExpr *ME, const Frame &F) const;
   Value call(const CallExpr *Call, const Frame &F, unsigned Depth, bool WantDeviceId);
   /// A call of a lambda a local of \p F holds, evaluated as a helper whose
   /// captures are read in \p F.
@@ -321,7 +320,7 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     return variable(DRE, F, Depth + 1);
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-    if (const Expr *Element = localAggregateElement(ME, F))
+    if (const Expr *Element = F.Vars->builtValue(ME))
       return eval(Element, F, Depth + 1);
     return axisMember(ME, F);
   }
@@ -359,29 +358,6 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
   if (const auto *CO = dyn_cast<ConditionalOperator>(E))
     return conditional(CO, F, Depth + 1);
   return {};
-}
-
-const Expr *Evaluator::localAggregateElement(const MemberExpr *ME, const Frame &F) const {
-  // `p.tp` of `const MeshPos p{axis_index("dp"), axis_index("tp"), ...};`:
-  // the element of the braced list that sets the member, when the local is
-  // the function's own and never written (member by member for nested
-  // aggregates: `c.pos.tp`).
-  llvm::SmallVector<const FieldDecl *, 2> Path;
-  const VarDecl *V = fieldPathVariable(ME, Path);
-  if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || V->getType()->isReferenceType() ||
-      !V->getInit() || !F.Vars->ownVariable(V) ||
-      !(F.Vars->unwritten(V) || V->getType().isConstQualified()))
-    return nullptr;
-  const Expr *Built = V->getInit();
-  for (const FieldDecl *Field : Path) {
-    const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
-    if (!RD || RD->getNumBases() != 0 || !isa<InitListExpr>(stripWrappers(Built)->IgnoreParenImpCasts()))
-      return nullptr;
-    Built = partBuilt(Built, Field->getFieldIndex());
-    if (!Built)
-      return nullptr;
-  }
-  return Built;
 }
 
 Value Evaluator::axisMember(const MemberExpr *ME, const Frame &F) {

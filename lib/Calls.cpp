@@ -142,7 +142,7 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
     if (!A.Tested)
       continue; // Not known here: returned whatever it is.
     bool Holds = A.TestedHolds;
-    std::optional<AtomId> Atom = atomFor(A.Tested);
+    std::optional<AtomId> Atom = conditionAtom(A.Tested, Holds);
     if (!Atom)
       continue;
     if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)

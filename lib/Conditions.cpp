@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include <functional>
 
 using namespace clang;
 
@@ -27,7 +29,7 @@ std::optional<bool> Analyzer::constantCondition(const Expr *E) const {
   return It->second;
 }
 
-bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Vars) {
+bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Vars) const {
   E = E->IgnoreParenCasts();
   if (isa<IntegerLiteral, CXXBoolLiteralExpr, CharacterLiteral, FloatingLiteral>(E))
     return true;
@@ -87,6 +89,54 @@ std::optional<AtomId> Analyzer::atomFor(const Expr *E) {
   return Id;
 }
 
+const Expr *Analyzer::testedCondition(const Expr *Cond, bool &Positive) const {
+  const Expr *E = bareCondition(Cond, Positive, /*ThroughCasts=*/true);
+  if (!Function)
+    return E;
+  const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
+  for (unsigned Depth = 0; Depth < 4; ++Depth) {
+    if (!isa<DeclRefExpr, MemberExpr>(E) || !E->getType()->isBooleanType())
+      break;
+    const Expr *Built = Vars.builtValue(E);
+    llvm::SmallVector<const VarDecl *, 2> Read;
+    if (!Built || !collectAtomVars(Built, Read) ||
+        !llvm::all_of(Read, [&](const VarDecl *V) { return Vars.unwritten(V); }))
+      break;
+    E = bareCondition(Built, Positive, /*ThroughCasts=*/true);
+  }
+  return E;
+}
+
+const Expr *Analyzer::keptLogical(const Expr *E) const {
+  if (!Function || !isa<DeclRefExpr, MemberExpr>(E) || !E->getType()->isBooleanType())
+    return nullptr;
+  const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
+  const Expr *Built = Vars.builtValue(E);
+  const auto *Logical = Built ? dyn_cast<BinaryOperator>(Built->IgnoreParenImpCasts()) : nullptr;
+  if (!Logical || !Logical->isLogicalOp())
+    return nullptr;
+  std::function<bool(const Expr *)> Same = [&](const Expr *X) {
+    X = X->IgnoreParenImpCasts();
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(X)) {
+      if (Api.roleOf(Call->getMethodDecl()) != ApiRole::IsRemote)
+        return false;
+      const auto *DRE =
+          dyn_cast<DeclRefExpr>(Call->getImplicitObjectArgument()->IgnoreParenImpCasts());
+      const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      return V && V->hasLocalStorage() && !V->getType()->isReferenceType() &&
+             Vars.keepsObject(V);
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(X); BO && BO->isLogicalOp())
+      return Same(BO->getLHS()) && Same(BO->getRHS());
+    if (const auto *UO = dyn_cast<UnaryOperator>(X); UO && UO->getOpcode() == UO_LNot)
+      return Same(UO->getSubExpr());
+    llvm::SmallVector<const VarDecl *, 2> Read;
+    return collectAtomVars(X, Read) &&
+           llvm::all_of(Read, [&](const VarDecl *V) { return Vars.unwritten(V); });
+  };
+  return Same(Logical) ? Logical : nullptr;
+}
+
 std::optional<AtomId> Analyzer::makeAtom(const Expr *E) {
   // A constant is folded where it is tested, never an atom: `1 ? r : l`
   // is r, not "r when 1 holds".
@@ -126,7 +176,7 @@ std::optional<bool> Analyzer::boundCondition(const Expr *E) const {
   if (BoundParameters.empty() || !E)
     return std::nullopt;
   bool Positive = true;
-  const Expr *Bare = bareCondition(E, Positive, /*ThroughCasts=*/true);
+  const Expr *Bare = testedCondition(E, Positive);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(Bare->IgnoreParenImpCasts()))
     if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()))
       if (std::optional<int64_t> Value = boundParameter(P); Value && P->getType()->isBooleanType())
@@ -161,6 +211,9 @@ void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
   if (It == AtomsByVar.end())
     return;
   for (AtomId Id : It->second) {
+    // A bool assigned this condition holds its old value.
+    for (auto G = S.Guards.begin(); G != S.Guards.end();)
+      G = G->second.Alias == Id ? S.Guards.erase(G) : std::next(G);
     S.Facts.erase(Id);
     for (auto &[L, C] : S.Cells)
       C.Values.forget(Id);
@@ -170,7 +223,7 @@ void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
 Guard Analyzer::classify(const Expr *Cond, const State &S) {
   Guard G;
   bool Positive = true;
-  const Expr *E = bareCondition(Cond, Positive, /*ThroughCasts=*/true);
+  const Expr *E = testedCondition(Cond, Positive);
   G.Negated = !Positive;
   G.SubjectsNegated = G.Negated;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
@@ -196,6 +249,8 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       if (Stored != S.Guards.end()) {
         G.Subjects = Stored->second.Subjects;
         G.SubjectsNegated ^= Stored->second.SubjectsNegated;
+        G.Alias = Stored->second.Alias;
+        G.AliasNegated = G.Negated != Stored->second.AliasNegated;
       }
     }
   G.Atom = atomFor(E);
@@ -247,23 +302,26 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
   // its lifecycle here is nothing, not what the uses of a location that
   // might have held it said.
   forgetUnheldLife(S, Removed, /*OnlyIfMaybeIdle=*/false);
-  if (!G.Atom)
-    return;
-  bool AtomOutcome = Holds != G.Negated;
-  std::optional<bool> Known = S.Facts.lookup(*G.Atom);
-  if (Known) {
-    if (*Known != AtomOutcome)
-      S.Reachable = false;
-    return;
-  }
-  S.Facts.add(Fact{*G.Atom, AtomOutcome});
-  for (auto &[L, C] : S.Cells) {
-    bool WasEmpty = C.Values.empty();
-    C.Values.restrict(Fact{*G.Atom, AtomOutcome}, &Removed);
-    if (!WasEmpty && C.Values.empty())
-      S.Reachable = false; // Every value needs the other outcome.
-  }
-  forgetUnheldLife(S, Removed, /*OnlyIfMaybeIdle=*/false);
+  auto Learn = [&](AtomId Atom, bool Outcome) {
+    std::optional<bool> Known = S.Facts.lookup(Atom);
+    if (Known) {
+      if (*Known != Outcome)
+        S.Reachable = false;
+      return;
+    }
+    S.Facts.add(Fact{Atom, Outcome});
+    for (auto &[L, C] : S.Cells) {
+      bool WasEmpty = C.Values.empty();
+      C.Values.restrict(Fact{Atom, Outcome}, &Removed);
+      if (!WasEmpty && C.Values.empty())
+        S.Reachable = false; // Every value needs the other outcome.
+    }
+    forgetUnheldLife(S, Removed, /*OnlyIfMaybeIdle=*/false);
+  };
+  if (G.Atom)
+    Learn(*G.Atom, Holds != G.Negated);
+  if (G.Alias && S.Reachable)
+    Learn(*G.Alias, Holds != G.AliasNegated);
 }
 
 AtomId Analyzer::paramRemoteAtom(OriginId Origin) {

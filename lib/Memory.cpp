@@ -252,8 +252,7 @@ void Analyzer::noteConditionalBinding(const VarDecl *VD, const Expr *Init) {
     return resolve(E, Empty);
   };
   bool Positive = true;
-  std::optional<AtomId> Atom =
-      atomFor(bareCondition(CO->getCond(), Positive, /*ThroughCasts=*/true));
+  std::optional<AtomId> Atom = conditionAtom(CO->getCond(), Positive);
   std::optional<LocationList> True = Side(CO->getTrueExpr()), False = Side(CO->getFalseExpr());
   if (!Atom || !True || !False)
     return;

@@ -764,6 +764,32 @@ bool UnwrittenVariables::ownVariable(const VarDecl *V) const {
   return V->getDeclContext() == &FD || OwnLambdas.contains(V->getDeclContext());
 }
 
+const Expr *UnwrittenVariables::builtValue(const Expr *E) const {
+  llvm::SmallVector<const FieldDecl *, 2> Path;
+  const VarDecl *V = fieldPathVariable(E, Path);
+  if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || V->getType()->isReferenceType() ||
+      !V->getInit() || !ownVariable(V))
+    return nullptr;
+  // The member keeps its value when the variable does, or when the function
+  // names the variable only to reach members and this member only to read
+  // it (`sl.c.start()` beside `if (sl.remote)`).
+  const VarDecl *Holder = Path.empty() ? nullptr : holdingVariable(Path.back());
+  if (!unwritten(V) && !V->getType().isConstQualified() &&
+      !(Holder && Holder->getCanonicalDecl() == V->getCanonicalDecl() && !mentionedWhole(V)))
+    return nullptr;
+  const Expr *Built = V->getInit();
+  for (const FieldDecl *Field : Path) {
+    const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+    if (!RD || RD->getNumBases() != 0 || RD->isUnion() ||
+        !isa<InitListExpr>(stripWrappers(Built)->IgnoreParenImpCasts()))
+      return nullptr;
+    Built = partBuilt(Built, Field->getFieldIndex());
+    if (!Built)
+      return nullptr;
+  }
+  return Built;
+}
+
 const Decl *UnwrittenVariables::chainEnd(const FieldDecl *F, const FieldDecl *&Outermost) const {
   Outermost = nullptr;
   for (unsigned Depth = 0; F && Depth < 4; ++Depth) {

@@ -107,8 +107,11 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
                                  : designated(BO, S);
       writeTargets(resolve(BO->getLHS(), S), Targets, S, Update::Strong);
     }
-    if (const VarDecl *VD = varOf(BO->getLHS()))
+    if (const VarDecl *VD = varOf(BO->getLHS())) {
       invalidateVar(VD, S);
+      if (BO->getOpcode() == BO_Assign && VD->getType()->isBooleanType())
+        rememberTest(VD, BO->getRHS(), S);
+    }
     return;
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
@@ -223,20 +226,7 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
     return;
   }
   if (T->isBooleanType() && Init) {
-    // bool r = d.is_remote(); (or its negation): a test of d to remember.
-    bool Positive = true;
-    const Expr *E = bareCondition(Init, Positive);
-    const bool Negated = !Positive;
-    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
-        Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {
-      LocationList Subjects = objectLocations(Call, S);
-      if (!hasUnknown(Subjects)) {
-        Guard G;
-        G.Subjects = std::move(Subjects);
-        G.SubjectsNegated = Negated;
-        S.Guards[VD] = G;
-      }
-    }
+    rememberTest(VD, Init, S);
     return;
   }
   if (Types.shapeOf(T).Kind == Shape::None)
@@ -255,6 +245,32 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
       else
         addLocation(It->second.Targets, Location::unknown());
   }
+}
+
+void Analyzer::rememberTest(const VarDecl *VD, const Expr *Value, State &S) {
+  Guard G;
+  bool Positive = true;
+  const Expr *E = bareCondition(Value, Positive);
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+      Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {
+    // `r = d.is_remote();` (or its negation): a test of d.
+    LocationList Subjects = objectLocations(Call, S);
+    if (hasUnknown(Subjects))
+      return;
+    G.Subjects = std::move(Subjects);
+    G.SubjectsNegated = !Positive;
+  } else if (VD->hasLocalStorage() && !VD->getType()->isReferenceType()) {
+    // `r = far;`: the atom far, while neither r nor far is written (a
+    // condition over r itself, `r = !r;`, holds r's old value).
+    Positive = true;
+    std::optional<AtomId> Atom = conditionAtom(Value, Positive);
+    if (!Atom || llvm::is_contained(Atoms[*Atom].Vars, VD))
+      return;
+    G.Alias = Atom;
+    G.AliasNegated = !Positive;
+  }
+  if (!G.empty())
+    S.Guards[VD] = std::move(G);
 }
 
 void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, State &S,
@@ -309,7 +325,8 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
       return;
     }
     // Each side into a scratch object, tagged with the condition, then both.
-    std::optional<AtomId> Atom = atomFor(CO->getCond());
+    bool Positive = true;
+    std::optional<AtomId> Atom = conditionAtom(CO->getCond(), Positive);
     const Expr *Arms[2] = {CO->getTrueExpr(), CO->getFalseExpr()};
     eraseBelow(Dest, S);
     for (unsigned I = 0; I < 2; ++I) {
@@ -318,7 +335,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
       if (Atom) {
         auto [First, Last] = S.cellsBelow(Scratch);
         for (auto It = First; It != Last; ++It)
-          It->second.Values.assume(FactSet{Fact{*Atom, I == 0}});
+          It->second.Values.assume(FactSet{Fact{*Atom, (I == 0) == Positive}});
       }
       copyObject({Scratch}, Dest, S, I == 0 ? Update::Strong : Update::Weak);
       eraseBelow(Scratch, S);
@@ -622,9 +639,10 @@ ValueSet Analyzer::eval(const Expr *E, const State &S) {
     if (std::optional<bool> Constant = constantCondition(CO->getCond()))
       return eval(*Constant ? CO->getTrueExpr() : CO->getFalseExpr(), S);
     ValueSet T = eval(CO->getTrueExpr(), S), F = eval(CO->getFalseExpr(), S);
-    if (std::optional<AtomId> Id = atomFor(CO->getCond())) {
-      T.assume(FactSet{Fact{*Id, true}});
-      F.assume(FactSet{Fact{*Id, false}});
+    bool Positive = true;
+    if (std::optional<AtomId> Id = conditionAtom(CO->getCond(), Positive)) {
+      T.assume(FactSet{Fact{*Id, Positive}});
+      F.assume(FactSet{Fact{*Id, !Positive}});
     }
     T.unionWith(F);
     return T;

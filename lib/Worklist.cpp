@@ -163,7 +163,11 @@ struct OperandGuard {
 void decidedOperands(Analyzer &A, const Expr *Cond, const State &S,
                      llvm::SmallVectorImpl<OperandGuard> &Out) {
   bool Positive = true;
-  const auto *BO = dyn_cast<BinaryOperator>(bareCondition(Cond, Positive, /*ThroughCasts=*/true));
+  const Expr *Tested = A.testedCondition(Cond, Positive);
+  // `if (send)` of `bool send = d.is_remote() && far;`: as the operator.
+  if (const Expr *Kept = A.keptLogical(Tested))
+    Tested = Kept;
+  const auto *BO = dyn_cast<BinaryOperator>(Tested);
   const bool Negated = !Positive;
   if (!BO || !BO->isLogicalOp())
     return;

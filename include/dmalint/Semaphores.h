@@ -106,6 +106,17 @@ public:
   /// runs in place (InPlaceLambdas.h).
   bool ownVariable(const clang::VarDecl *V) const;
 
+  /// What \p E holds wherever it is read, when it keeps what its
+  /// declaration put there: a local of the function's own code (not static,
+  /// not a reference) never written, or const: its initialiser; a member of
+  /// one reached through `.` (member by member through nested aggregates)
+  /// that the function only reads and reaches through that variable alone,
+  /// named only to reach members (holdingVariable): the element of the
+  /// braced list that sets it (`p.tp` of `const MeshPos p{axis_index("dp"),
+  /// axis_index("tp")}`, `s.remote` of `Slot s{copy, far}` beside
+  /// `s.copy.start()`). Null for anything else.
+  const clang::Expr *builtValue(const clang::Expr *E) const;
+
   /// The one object through which the function (lambdas included) reaches
   /// the member \p F, when it only reads it: a variable (`s` of `s.buf`),
   /// the function itself for `*this`, or a member (`kv` of `s.kv.buf`, whose

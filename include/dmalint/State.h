@@ -53,11 +53,16 @@ struct Guard {
   bool Negated = false;
   LocationList Subjects;
   bool SubjectsNegated = false;
+  /// A bool assigned a condition (`remote = far;`): the atom it holds, tested
+  /// with the bool's own; AliasNegated for `remote = !far;`.
+  std::optional<AtomId> Alias;
+  bool AliasNegated = false;
 
-  bool empty() const { return !Atom && Subjects.empty(); }
+  bool empty() const { return !Atom && !Alias && Subjects.empty(); }
   friend bool operator==(const Guard &A, const Guard &B) {
     return A.Atom == B.Atom && A.Negated == B.Negated && A.Subjects == B.Subjects &&
-           A.SubjectsNegated == B.SubjectsNegated;
+           A.SubjectsNegated == B.SubjectsNegated && A.Alias == B.Alias &&
+           A.AliasNegated == B.AliasNegated;
   }
 };
 

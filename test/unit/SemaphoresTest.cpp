@@ -576,3 +576,59 @@ TEST(Semaphores, AMemberOfAMemberOfThisIsNamed) {
   EXPECT_FALSE(dmalint::semaphoreName(dmalint::copySemaphores(HandedCopy, builtinApi()).Receive,
                                       HandedVars));
 }
+
+TEST(Semaphores, BuiltValueIsTheInitialiserAVariableOrAMemberKeeps) {
+  auto AST = dmalint::test::parseKernel(
+      // One struct type per variable: a member is followed only where the
+      // function reaches it through one object (fieldBase).
+      "struct Flags { bool remote; int depth; };\n"
+      "struct Slot { AsyncCopyDescriptor copy; Flags flags; };\n"
+      "struct Written { bool remote; int depth; };\n"
+      "struct Handed { bool remote; int depth; };\n"
+      "void update(Handed &h);\n"
+      "void k(Ref<float> a, DmaSemaphore r, bool far, bool other) {\n"
+      "  bool kept = far;\n"
+      "  bool changed = far; changed = other;\n"
+      "  Slot s{make_async_copy(a, a, r), {far, 2}};\n"
+      "  s.copy.start();\n"
+      "  Written written{far, 1}; written.remote = other;\n"
+      "  Handed handed{far, 1}; update(handed);\n"
+      "  bool uses = kept && changed && s.flags.remote && s.flags.depth > 0 &&\n"
+      "              written.remote && handed.remote && written.depth > 0;\n"
+      "}");
+  const auto *K = dmalint::test::findOne<FunctionDecl>(*AST, functionDecl(hasName("k")));
+  ASSERT_TRUE(K);
+  dmalint::UnwrittenVariables Vars(*K, builtinApi());
+  auto InUses = hasAncestor(varDecl(hasName("uses")));
+  auto Variable = [&](const char *Name) {
+    return dmalint::test::findOne<DeclRefExpr>(
+        *AST, declRefExpr(to(varDecl(hasName(Name))), InUses, unless(hasParent(memberExpr()))));
+  };
+  auto Member = [&](const char *Object, const char *Field) {
+    return dmalint::test::findOne<MemberExpr>(
+        *AST, memberExpr(member(hasName(Field)), InUses,
+                         hasObjectExpression(anyOf(
+                             ignoringImpCasts(declRefExpr(to(varDecl(hasName(Object))))),
+                             memberExpr(member(hasName(Object)))))));
+  };
+  auto Names = [](const Expr *E, const char *Name) {
+    const auto *DRE = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+    return DRE && DRE->getDecl()->getName() == Name;
+  };
+  // A bool that keeps its initialiser, and members of a struct only read
+  // (the copy's own member functions do not write its flags).
+  EXPECT_TRUE(Names(Vars.builtValue(Variable("kept")), "far"));
+  EXPECT_TRUE(Names(Vars.builtValue(Member("flags", "remote")), "far"));
+  const Expr *Depth = Vars.builtValue(Member("flags", "depth"));
+  ASSERT_TRUE(Depth);
+  EXPECT_TRUE(isa<IntegerLiteral>(Depth->IgnoreParenImpCasts()));
+  // Assigned after the initialiser, or handed whole to a function that may
+  // write it: none. A member not assigned keeps its element even when another
+  // member of its variable is.
+  EXPECT_FALSE(Vars.builtValue(Variable("changed")));
+  EXPECT_FALSE(Vars.builtValue(Member("written", "remote")));
+  EXPECT_FALSE(Vars.builtValue(Member("handed", "remote")));
+  const Expr *WrittenDepth = Vars.builtValue(Member("written", "depth"));
+  ASSERT_TRUE(WrittenDepth);
+  EXPECT_TRUE(isa<IntegerLiteral>(WrittenDepth->IgnoreParenImpCasts()));
+}

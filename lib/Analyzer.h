@@ -281,6 +281,16 @@ public:
   void transferMemberCall(const clang::CXXMemberCallExpr *MC, State &S, bool Report,
                           unsigned Depth);
   /// What push_back/emplace/insert adds to a container of \p ElementType.
+  /// The braced list a container's constructor takes its elements from
+  /// (`std::vector<D> v{a, b}`), if that is its one argument.
+  static const clang::InitListExpr *listOfElements(llvm::ArrayRef<const clang::Expr *> Args);
+  /// An insertion or removal that moves the elements of \p Containers to
+  /// other indices (insert, erase, push_front, ...): what their constant
+  /// indices held joins the summary of their elements.
+  void spreadIndexed(const LocationList &Containers, State &S);
+  /// spreadIndexed for the containers and arrays the arguments \p Args of a
+  /// call reach through a non-const iterator or pointer, or name whole.
+  void spreadReached(llvm::ArrayRef<const clang::Expr *> Args, State &S);
   void insertInto(const LocationList &Elements, clang::QualType ElementType,
                   llvm::ArrayRef<const clang::Expr *> Args, const clang::Expr *Site, State &S,
                   bool Report, unsigned Depth);

@@ -154,6 +154,10 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
       return;
     }
     call(Call, FD, callArguments(Call), nullptr, S, Report, Depth);
+    // An algorithm of std may move elements to other indices (reverse,
+    // sort, rotate, swap of two arrays), whatever its summary says.
+    if (FD->isInStdNamespace())
+      spreadReached(callArguments(Call), S);
     // A copy a wrapper of the file builds and returns is built here, used
     // or not (`stage_copy(...);` discards it, as a factory's temporary).
     if (Types.isDescriptor(Call->getType()) && summaryFor(FD))
@@ -435,6 +439,16 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
           initialize(Slot, Element, Args[0], S, Report, Depth);
         return;
       }
+      // std::vector<D> v{local, remote}: element I is the list's I-th
+      // until an insertion or removal shifts them (spreadIndexed).
+      if (Kind == Shape::Sequence)
+        if (const InitListExpr *List = listOfElements(Args))
+          if (List->getNumInits() <= unsigned(MaxTrackedIndex)) {
+            for (unsigned I = 0; I < List->getNumInits(); ++I)
+              initialize(Dest.child(PathStep::element(I)), Element, List->getInit(I), S, Report,
+                         Depth);
+            return;
+          }
       insertInto({Slot}, Element, Args, Construct, S, Report, Depth);
       return;
     }
@@ -936,6 +950,11 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
   if (StdObject) {
     LocationList Locs = objectLocations(MC, S);
     StringRef Name = MD->getIdentifier() ? MD->getName() : "";
+    if (ObjectShape.Kind == Shape::Sequence &&
+        llvm::is_contained({"insert", "emplace", "push_front", "emplace_front", "erase",
+                            "pop_front"},
+                           Name))
+      spreadIndexed(Locs, S);
     switch (TypeModel::methodEffect(ObjectShape.Kind, MD)) {
     case MethodEffect::Insert: {
       LocationList Slots;
@@ -1027,6 +1046,69 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
     return;
   }
   call(MC, MD, Args, &ObjectLocs, S, Report, Depth);
+}
+
+const InitListExpr *Analyzer::listOfElements(llvm::ArrayRef<const Expr *> Args) {
+  const Expr *Only = nullptr;
+  for (const Expr *A : Args)
+    if (!isa<CXXDefaultArgExpr>(A)) {
+      if (Only)
+        return nullptr;
+      Only = A;
+    }
+  const auto *List = Only ? dyn_cast<CXXStdInitializerListExpr>(initialiser(Only)) : nullptr;
+  return List ? dyn_cast<InitListExpr>(initialiser(List->getSubExpr())) : nullptr;
+}
+
+void Analyzer::spreadIndexed(const LocationList &Containers, State &S) {
+  for (const Location &L : Containers) {
+    if (L.isUnknown())
+      continue;
+    llvm::SmallVector<Location, 4> Indexed;
+    auto [First, Last] = S.cellsBelow(L);
+    for (auto It = First; It != Last; ++It)
+      if (It->first.Path.Depth > L.Path.Depth &&
+          It->first.Path.Steps[L.Path.Depth].isConstantElement()) {
+        Location Element = L.child(It->first.Path.Steps[L.Path.Depth]);
+        if (Indexed.empty() || Indexed.back() != Element)
+          Indexed.push_back(Element);
+      }
+    if (Indexed.empty())
+      continue;
+    Location Summary = L.child(PathStep::element(PathStep::Summary));
+    for (const Location &Element : Indexed) {
+      copyObject({Element}, Summary, S, Update::Weak);
+      eraseBelow(Element, S);
+    }
+  }
+}
+
+void Analyzer::spreadReached(llvm::ArrayRef<const Expr *> Args, State &S) {
+  for (const Expr *Arg : Args) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    QualType T = Arg->getType();
+    if (Types.isPointer(T)) {
+      // An iterator or a pointer into a container or an array: that
+      // container (the location above the element it designates).
+      if (T->isPointerType() && T->getPointeeType().isConstQualified())
+        continue;
+      LocationList Containers;
+      for (const Location &L : designated(Arg, S))
+        if (!L.isUnknown() && L.Path.Depth > 0 &&
+            L.Path.Steps[L.Path.Depth - 1].K == PathStep::Element) {
+          Location Container = L;
+          --Container.Path.Depth;
+          addLocation(Containers, Container);
+        }
+      spreadIndexed(Containers, S);
+      continue;
+    }
+    Shape Kind = Types.shapeOf(T).Kind;
+    if (Arg->isGLValue() && !T.isConstQualified() &&
+        (Kind == Shape::FixedArray || Kind == Shape::Sequence))
+      spreadIndexed(resolve(Arg, S), S);
+  }
 }
 
 void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,

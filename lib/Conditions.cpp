@@ -91,12 +91,10 @@ std::optional<AtomId> Analyzer::atomFor(const Expr *E) {
 
 const Expr *Analyzer::testedCondition(const Expr *Cond, bool &Positive) const {
   const Expr *E = bareCondition(Cond, Positive, /*ThroughCasts=*/true);
-  if (!Function)
-    return E;
-  const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
-  for (unsigned Depth = 0; Depth < 4; ++Depth) {
+  for (unsigned Depth = 0; Depth < 4 && Function; ++Depth) {
     if (!isa<DeclRefExpr, MemberExpr>(E) || !E->getType()->isBooleanType())
       break;
+    const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
     const Expr *Built = Vars.builtValue(E);
     llvm::SmallVector<const VarDecl *, 2> Read;
     if (!Built || !collectAtomVars(Built, Read) ||

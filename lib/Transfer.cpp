@@ -263,9 +263,11 @@ void Analyzer::rememberTest(const VarDecl *VD, const Expr *Value, State &S) {
       return;
     G.Subjects = std::move(Subjects);
     G.SubjectsNegated = !Positive;
-  } else if (VD->hasLocalStorage() && !VD->getType()->isReferenceType()) {
+  } else if (VD->hasLocalStorage() && !VD->getType()->isReferenceType() && Function &&
+             !AnalysisCache::current().variables(*Function, Api).unwritten(VD)) {
     // `r = far;`: the atom far, while neither r nor far is written (a
-    // condition over r itself, `r = !r;`, holds r's old value).
+    // condition over r itself, `r = !r;`, holds r's old value). A bool never
+    // written is its initialiser wherever it is tested (testedCondition).
     Positive = true;
     std::optional<AtomId> Atom = conditionAtom(Value, Positive);
     if (!Atom || llvm::is_contained(Atoms[*Atom].Vars, VD))

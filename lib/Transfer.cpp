@@ -263,14 +263,19 @@ void Analyzer::rememberTest(const VarDecl *VD, const Expr *Value, State &S) {
       return;
     G.Subjects = std::move(Subjects);
     G.SubjectsNegated = !Positive;
-  } else if (VD->hasLocalStorage() && !VD->getType()->isReferenceType() && Function &&
-             !AnalysisCache::current().variables(*Function, Api).unwritten(VD)) {
+  } else if (VD->hasLocalStorage() && !VD->getType()->isReferenceType() && Function) {
     // `r = far;`: the atom far, while neither r nor far is written (a
-    // condition over r itself, `r = !r;`, holds r's old value). A bool never
-    // written is its initialiser wherever it is tested (testedCondition).
+    // condition over r itself, `r = !r;`, holds r's old value).
     Positive = true;
     std::optional<AtomId> Atom = conditionAtom(Value, Positive);
     if (!Atom || llvm::is_contained(Atoms[*Atom].Vars, VD))
+      return;
+    // A bool that keeps an initialiser over variables never written is that
+    // initialiser wherever it is tested (testedCondition).
+    const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
+    if (Vars.unwritten(VD) && llvm::all_of(Atoms[*Atom].Vars, [&](const VarDecl *V) {
+          return Vars.unwritten(V);
+        }))
       return;
     G.Alias = Atom;
     G.AliasNegated = !Positive;

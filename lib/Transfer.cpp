@@ -28,6 +28,14 @@ const VarDecl *varOf(const Expr *E) {
   return nullptr;
 }
 
+/// The variable an assignment or increment of \p E writes: \p E itself, or
+/// the variable whose member it is (`p.remote = ...` writes p, whose
+/// conditions, `p.remote`, are then stale).
+const VarDecl *writtenVar(const Expr *E) {
+  llvm::SmallVector<const FieldDecl *, 2> Path;
+  return fieldPathVariable(E->IgnoreParenImpCasts(), Path);
+}
+
 /// The index of the alternative of variant \p V that a value of type \p Of
 /// initialises: the same type, else the only alternative that holds
 /// descriptors.
@@ -107,9 +115,10 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
                                  : designated(BO, S);
       writeTargets(resolve(BO->getLHS(), S), Targets, S, Update::Strong);
     }
-    if (const VarDecl *VD = varOf(BO->getLHS())) {
+    if (const VarDecl *VD = writtenVar(BO->getLHS())) {
       invalidateVar(VD, S);
-      if (BO->getOpcode() == BO_Assign && VD->getType()->isBooleanType())
+      if (BO->getOpcode() == BO_Assign && VD == varOf(BO->getLHS()) &&
+          VD->getType()->isBooleanType())
         rememberTest(VD, BO->getRHS(), S);
     }
     return;
@@ -119,7 +128,7 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
       return;
     if (Types.isPointer(UO->getSubExpr()->getType()))
       writeTargets(resolve(UO->getSubExpr(), S), designated(UO, S), S, Update::Strong);
-    if (const VarDecl *VD = varOf(UO->getSubExpr()))
+    if (const VarDecl *VD = writtenVar(UO->getSubExpr()))
       invalidateVar(VD, S);
     return;
   }
@@ -849,7 +858,7 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
     case Shape::None:
       break;
     }
-    if (const VarDecl *VD = varOf(Target))
+    if (const VarDecl *VD = writtenVar(Target))
       invalidateVar(VD, S);
     return;
   }
@@ -920,7 +929,7 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
       (K == OO_PlusPlus || K == OO_MinusMinus || K == OO_PlusEqual || K == OO_MinusEqual))
     writeTargets(resolve(Target, S), designated(Op, S), S, Update::Strong);
   if (Op->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus) {
-    if (const VarDecl *VD = varOf(Target))
+    if (const VarDecl *VD = writtenVar(Target))
       invalidateVar(VD, S);
     return;
   }

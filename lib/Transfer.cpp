@@ -32,8 +32,14 @@ const VarDecl *varOf(const Expr *E) {
 /// the variable whose member it is (`p.remote = ...` writes p, whose
 /// conditions, `p.remote`, are then stale).
 const VarDecl *writtenVar(const Expr *E) {
-  llvm::SmallVector<const FieldDecl *, 2> Path;
-  return fieldPathVariable(E->IgnoreParenImpCasts(), Path);
+  // Every depth: a condition may read a member at any depth.
+  E = E->IgnoreParenImpCasts();
+  while (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (ME->isArrow())
+      return nullptr;
+    E = ME->getBase()->IgnoreParenImpCasts();
+  }
+  return varOf(E);
 }
 
 /// The index of the alternative of variant \p V that a value of type \p Of

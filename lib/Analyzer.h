@@ -32,6 +32,8 @@
 
 namespace dmalint {
 
+class UnwrittenVariables;
+
 /// How a write replaces what a location held.
 enum class Update {
   Weak,   ///< Adds to it: one element of a container, one of several targets.
@@ -126,6 +128,9 @@ public:
   /// that keeps its copy (`bool send = d.is_remote() && far;`). Null
   /// otherwise.
   const clang::Expr *keptLogical(const clang::Expr *E) const;
+  /// Whether \p E is a condition (collectAtomVars) over variables the
+  /// function never writes: it has one value wherever it is evaluated.
+  bool steadyCondition(const clang::Expr *E, const UnwrittenVariables &Vars) const;
   /// atomFor(testedCondition(Cond, Positive)).
   std::optional<AtomId> conditionAtom(const clang::Expr *Cond, bool &Positive) {
     return atomFor(testedCondition(Cond, Positive));
@@ -280,7 +285,6 @@ public:
                             unsigned Depth);
   void transferMemberCall(const clang::CXXMemberCallExpr *MC, State &S, bool Report,
                           unsigned Depth);
-  /// What push_back/emplace/insert adds to a container of \p ElementType.
   /// The braced list a container's constructor takes its elements from
   /// (`std::vector<D> v{a, b}`), if that is its one argument.
   static const clang::InitListExpr *listOfElements(llvm::ArrayRef<const clang::Expr *> Args);
@@ -291,6 +295,7 @@ public:
   /// spreadIndexed for the containers and arrays the arguments \p Args of a
   /// call reach through a non-const iterator or pointer, or name whole.
   void spreadReached(llvm::ArrayRef<const clang::Expr *> Args, State &S);
+  /// What push_back/emplace/insert adds to a container of \p ElementType.
   void insertInto(const LocationList &Elements, clang::QualType ElementType,
                   llvm::ArrayRef<const clang::Expr *> Args, const clang::Expr *Site, State &S,
                   bool Report, unsigned Depth);

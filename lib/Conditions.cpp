@@ -89,6 +89,12 @@ std::optional<AtomId> Analyzer::atomFor(const Expr *E) {
   return Id;
 }
 
+bool Analyzer::steadyCondition(const Expr *E, const UnwrittenVariables &Vars) const {
+  llvm::SmallVector<const VarDecl *, 2> Read;
+  return collectAtomVars(E, Read) &&
+         llvm::all_of(Read, [&](const VarDecl *V) { return Vars.unwritten(V); });
+}
+
 const Expr *Analyzer::testedCondition(const Expr *Cond, bool &Positive) const {
   const Expr *E = bareCondition(Cond, Positive, /*ThroughCasts=*/true);
   for (unsigned Depth = 0; Depth < 4 && Function; ++Depth) {
@@ -96,9 +102,7 @@ const Expr *Analyzer::testedCondition(const Expr *Cond, bool &Positive) const {
       break;
     const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
     const Expr *Built = Vars.builtValue(E);
-    llvm::SmallVector<const VarDecl *, 2> Read;
-    if (!Built || !collectAtomVars(Built, Read) ||
-        !llvm::all_of(Read, [&](const VarDecl *V) { return Vars.unwritten(V); }))
+    if (!Built || !steadyCondition(Built, Vars))
       break;
     E = bareCondition(Built, Positive, /*ThroughCasts=*/true);
   }
@@ -128,9 +132,7 @@ const Expr *Analyzer::keptLogical(const Expr *E) const {
       return Same(BO->getLHS()) && Same(BO->getRHS());
     if (const auto *UO = dyn_cast<UnaryOperator>(X); UO && UO->getOpcode() == UO_LNot)
       return Same(UO->getSubExpr());
-    llvm::SmallVector<const VarDecl *, 2> Read;
-    return collectAtomVars(X, Read) &&
-           llvm::all_of(Read, [&](const VarDecl *V) { return Vars.unwritten(V); });
+    return steadyCondition(X, Vars);
   };
   return Same(Logical) ? Logical : nullptr;
 }

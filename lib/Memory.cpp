@@ -229,9 +229,7 @@ void Analyzer::noteConditionalBinding(const VarDecl *VD, const Expr *Init) {
     return;
   // The condition has one value wherever it is tested: every variable it
   // reads is one the function never writes.
-  llvm::SmallVector<const VarDecl *, 2> CondVars;
-  if (!collectAtomVars(CO->getCond(), CondVars) ||
-      !llvm::all_of(CondVars, [&](const VarDecl *V) { return Vars.unwritten(V); }))
+  if (!steadyCondition(CO->getCond(), Vars))
     return;
   // Each side names the same object wherever it is read: a variable that is
   // not a reference, or a member of one (`m.remote`), its address for a

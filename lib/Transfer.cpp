@@ -288,9 +288,7 @@ void Analyzer::rememberTest(const VarDecl *VD, const Expr *Value, State &S) {
     // A bool that keeps an initialiser over variables never written is that
     // initialiser wherever it is tested (testedCondition).
     const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
-    if (Vars.unwritten(VD) && llvm::all_of(Atoms[*Atom].Vars, [&](const VarDecl *V) {
-          return Vars.unwritten(V);
-        }))
+    if (Vars.unwritten(VD) && steadyCondition(Value, Vars))
       return;
     G.Alias = Atom;
     G.AliasNegated = !Positive;
@@ -1171,14 +1169,12 @@ void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,
       return;
     }
   if (Given.size() == 1) {
-    const Expr *Arg = initialiser(Given[0]);
     // insert(pos, {a, b}), a constructor's initializer list.
-    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
-      if (const auto *ILE = dyn_cast<InitListExpr>(initialiser(List->getSubExpr()))) {
-        for (const Expr *Item : ILE->inits())
-          Add(Item);
-        return;
-      }
+    if (const InitListExpr *ILE = listOfElements(Given)) {
+      for (const Expr *Item : ILE->inits())
+        Add(Item);
+      return;
+    }
     // emplace_back(new D(...)), emplace_back(std::move(p)): what builds one.
     Add(Given[0]);
     return;

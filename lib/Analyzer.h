@@ -292,9 +292,17 @@ public:
   /// other indices (insert, erase, push_front, ...): what their constant
   /// indices held joins the summary of their elements.
   void spreadIndexed(const LocationList &Containers, State &S);
-  /// spreadIndexed for the containers and arrays the arguments \p Args of a
-  /// call reach through a non-const iterator or pointer, or name whole.
-  void spreadReached(llvm::ArrayRef<const clang::Expr *> Args, State &S);
+  /// What an algorithm of std the table does not list does to the
+  /// containers and arrays its arguments \p Args reach through a non-const
+  /// iterator or pointer, or name whole. Over one container and nothing
+  /// else that holds descriptors (reverse, rotate, sort), it moves elements
+  /// within it: spreadIndexed. Given another container or a descriptor
+  /// (copy, fill, swap_ranges), what each of them holds afterwards is not
+  /// known, and what they held escapes.
+  void algorithmReached(llvm::ArrayRef<const clang::Expr *> Args, State &S);
+  /// std::swap(a, b), a.swap(b), std::iter_swap: \p A and \p B exchange
+  /// what is below them (each takes the other's, where both are one object).
+  void swapObjects(const LocationList &A, const LocationList &B, State &S);
   /// What push_back/emplace/insert adds to a container of \p ElementType.
   void insertInto(const LocationList &Elements, clang::QualType ElementType,
                   llvm::ArrayRef<const clang::Expr *> Args, const clang::Expr *Site, State &S,
@@ -352,7 +360,8 @@ public:
   void inlineLambda(const clang::LambdaExpr *Lambda, const clang::CXXMethodDecl *CallOperator,
                     llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
                     bool Report, unsigned Depth, bool InPlace,
-                    const clang::Expr *RunsWhen = nullptr, bool RunsWhenHolds = true);
+                    const clang::Expr *RunsWhen = nullptr, bool RunsWhenHolds = true,
+                    const LocationList *Closure = nullptr);
   /// A lambda handed to \p Callee as its argument \p Arg: one it runs in
   /// place only where it runs (never, under a constant false flag; surely,
   /// under a true one or none), any other as one that may run or not.
@@ -360,6 +369,18 @@ public:
                           llvm::ArrayRef<const clang::Expr *> Args, unsigned Arg, State &S,
                           bool Report, unsigned Depth);
   void forgetCaptures(const clang::LambdaExpr *Lambda, State &S);
+  /// The variables \p Lambda captures by copy whose copies in \p Closure
+  /// (the closure object the call runs) differ from what they hold in \p S,
+  /// each with its copy's location.
+  llvm::SmallVector<std::pair<Location, Location>, 1>
+  capturedCopies(const clang::LambdaExpr *Lambda, const LocationList *Closure, const State &S);
+  /// The cells below \p A and below \p B are the same, path by path.
+  static bool sameBelow(const State &S, const Location &A, const Location &B);
+  /// The cells below \p To become those below \p From (in \p FromState, by
+  /// default \p S), with no write's other effects (pending waits, guards):
+  /// the same objects seen from elsewhere.
+  void replaceBelow(const Location &To, State &S, const Location &From,
+                    const State *FromState = nullptr);
   /// The call operator a call of \p Lambda with arguments that hold
   /// descriptors runs: its own, or for a generic lambda its instantiation
   /// for one such argument (null if there is none).

@@ -513,14 +513,19 @@ void Analyzer::inlineHandedLambda(const LambdaExpr *Lambda, const FunctionDecl *
       RunsWhen = Args[*Run->Flag];
       Holds = Run->Positive;
     }
+  // A closure held in a variable (`when(r, finish)`): its copies of what
+  // it captured.
+  LocationList Closure;
+  if (Args[Arg]->isGLValue() && !isa<MaterializeTemporaryExpr>(Args[Arg]->IgnoreParens()))
+    Closure = resolve(Args[Arg], S);
   inlineLambda(Lambda, nullptr, {}, S, /*MayNotRun=*/!Runs, Report, Depth, InPlace, RunsWhen,
-               Holds);
+               Holds, &Closure);
 }
 
 void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallOperator,
                             llvm::ArrayRef<LocationList> ArgLocations, State &S, bool MayNotRun,
                             bool Report, unsigned Depth, bool InPlace, const Expr *RunsWhen,
-                            bool RunsWhenHolds) {
+                            bool RunsWhenHolds, const LocationList *Closure) {
   const CXXMethodDecl *Op = CallOperator ? CallOperator : Lambda->getCallOperator();
   const CFG *G = Depth < Limits.MaxLambdaDepth && !Op->isDependentContext()
                      ? cfgFor(Op, Op->getBody())
@@ -568,6 +573,12 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
     else
       initialize(Here, VD->getType(), VD->getInit(), Entry, /*Report=*/false, Depth);
   }
+  // Its captures by copy: what the closure copied where the lambda was
+  // written, where the variable has been written since (`[d] { ... }`,
+  // then `d = other;` before the call).
+  llvm::SmallVector<std::pair<Location, Location>, 1> Copies = capturedCopies(Lambda, Closure, Entry);
+  for (const auto &[Variable, Copy] : Copies)
+    replaceBelow(Variable, Entry, Copy);
   if (RunsWhen)
     refine(Entry, classify(RunsWhen, Entry), RunsWhenHolds);
   InlinedLambdas += !InPlace;
@@ -583,6 +594,13 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
                         : nullptr;
     It = D && D->getDeclContext() == Op ? Exit.Cells.erase(It) : std::next(It);
   }
+  // The variables it copied are the caller's again; a mutable lambda's
+  // writes to its copies stay in the closure.
+  if (Exit.Reachable)
+    for (const auto &[Variable, Copy] : Copies) {
+      replaceBelow(Copy, Exit, Variable);
+      replaceBelow(Variable, Exit, Variable, &S);
+    }
   if (!Exit.Reachable) {
     Exit = S; // It cannot return normally; keep the caller's view.
   } else {
@@ -590,6 +608,60 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
     Exit.Guards = S.Guards;
   }
   S = MayNotRun ? joinStates(S, Exit) : std::move(Exit);
+}
+
+llvm::SmallVector<std::pair<Location, Location>, 1>
+Analyzer::capturedCopies(const LambdaExpr *Lambda, const LocationList *Closure, const State &S) {
+  llvm::SmallVector<std::pair<Location, Location>, 1> Copies;
+  if (!Closure || Closure->size() != 1 || !Closure->front().isSingle() ||
+      Lambda->capture_size() == 0)
+    return Copies;
+  llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
+  FieldDecl *ThisField = nullptr;
+  Lambda->getLambdaClass()->getCaptureFields(Fields, ThisField);
+  for (const LambdaCapture &C : Lambda->captures()) {
+    const auto *VD =
+        C.capturesVariable() && C.getCaptureKind() == LCK_ByCopy
+            ? dyn_cast<VarDecl>(C.getCapturedVar())
+            : nullptr;
+    const FieldDecl *FD = VD && !VD->isInitCapture() ? Fields.lookup(VD) : nullptr;
+    if (!FD || !Types.holdsDescriptors(FD->getType()))
+      continue;
+    Location Copy = Closure->front().child(PathStep::field(FD));
+    Location Variable = Location::variable(VD);
+    auto [First, Last] = const_cast<State &>(S).cellsBelow(Copy);
+    // A closure the model did not build (no cells), or one whose copy is
+    // what the variable holds now: the body reads the variable, as it is.
+    if (First == Last || sameBelow(S, Copy, Variable))
+      continue;
+    Copies.push_back({Variable, Copy});
+  }
+  return Copies;
+}
+
+bool Analyzer::sameBelow(const State &S, const Location &A, const Location &B) {
+  auto [AFirst, ALast] = const_cast<State &>(S).cellsBelow(A);
+  auto [BFirst, BLast] = const_cast<State &>(S).cellsBelow(B);
+  for (; AFirst != ALast && BFirst != BLast; ++AFirst, ++BFirst)
+    if (A.suffixOf(AFirst->first) != B.suffixOf(BFirst->first) ||
+        AFirst->second != BFirst->second)
+      return false;
+  return AFirst == ALast && BFirst == BLast;
+}
+
+void Analyzer::replaceBelow(const Location &To, State &S, const Location &From,
+                            const State *FromState) {
+  std::vector<std::pair<Location, Cell>> Moved;
+  State &Source = FromState ? const_cast<State &>(*FromState) : S;
+  auto [First, Last] = Source.cellsBelow(From);
+  for (auto It = First; It != Last; ++It) {
+    Location Dest = To.child(From.suffixOf(It->first).steps());
+    if (!Dest.isUnknown())
+      Moved.push_back({Dest, It->second});
+  }
+  eraseBelow(To, S);
+  for (auto &[L, C] : Moved)
+    S.Cells[L] = std::move(C);
 }
 
 void Analyzer::forgetCaptures(const LambdaExpr *Lambda, State &S) {
@@ -671,6 +743,18 @@ void Analyzer::transferStdCall(const CallExpr *Call, FunctionEffect Effect, Stat
       if (Out.HitWorkLimit)
         return;
     }
+    return;
+  }
+  case FunctionEffect::Swap: {
+    // std::swap(a, b) exchanges a and b; std::iter_swap(i, j) what they
+    // designate.
+    if (Args.size() != 2) {
+      opaqueCall(Call->getDirectCallee(), Args, S, Report, Depth);
+      return;
+    }
+    bool Designated = Call->getDirectCallee()->getName() == "iter_swap";
+    auto Objects = [&](const Expr *E) { return Designated ? designated(E, S) : resolve(E, S); };
+    swapObjects(Objects(Args[0]), Objects(Args[1]), S);
     return;
   }
   case FunctionEffect::Identity:

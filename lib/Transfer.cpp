@@ -170,9 +170,9 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
     }
     call(Call, FD, callArguments(Call), nullptr, S, Report, Depth);
     // An algorithm of std may move elements to other indices (reverse,
-    // sort, rotate, swap of two arrays), whatever its summary says.
+    // sort, rotate) or between containers (copy), whatever its summary says.
     if (FD->isInStdNamespace())
-      spreadReached(callArguments(Call), S);
+      algorithmReached(callArguments(Call), S);
     // A copy a wrapper of the file builds and returns is built here, used
     // or not (`stage_copy(...);` discards it, as a factory's temporary).
     if (Types.isDescriptor(Call->getType()) && summaryFor(FD))
@@ -438,6 +438,25 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
         initialize(Dest.child(PathStep::field(FD)), FD->getType(), ILE->getInit(Index), S,
                    Report, Depth);
       ++Index;
+    }
+    return;
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(E); Lambda && Kind == Shape::Record) {
+    // A closure: its copies of the variables it captures by copy, made here
+    // (what its body reads when it runs later, whatever the variables hold
+    // by then). Its other fields (references, init-captures) are not
+    // followed.
+    Unknown();
+    llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
+    FieldDecl *ThisField = nullptr;
+    Lambda->getLambdaClass()->getCaptureFields(Fields, ThisField);
+    for (auto [C, CaptureInit] : llvm::zip(Lambda->captures(), Lambda->capture_inits())) {
+      const auto *VD = C.capturesVariable() && C.getCaptureKind() == LCK_ByCopy
+                           ? dyn_cast<VarDecl>(C.getCapturedVar())
+                           : nullptr;
+      const FieldDecl *FD = VD && !VD->isInitCapture() ? Fields.lookup(VD) : nullptr;
+      if (FD && CaptureInit && Types.holdsDescriptors(FD->getType()))
+        initialize(Dest.child(PathStep::field(FD)), FD->getType(), CaptureInit, S, Report, Depth);
     }
     return;
   }
@@ -913,8 +932,12 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
           BoundParameters[P] = *Value;
         }
       }
-      inlineLambda(Lambda, CallOperator, ArgLocations,
-                   S, /*MayNotRun=*/false, Report, Depth, InPlace.contains(Lambda));
+      LocationList Closure;
+      if (Target->isGLValue())
+        Closure = resolve(Target, S);
+      inlineLambda(Lambda, CallOperator, ArgLocations, S, /*MayNotRun=*/false, Report, Depth,
+                   InPlace.contains(Lambda), /*RunsWhen=*/nullptr, /*RunsWhenHolds=*/true,
+                   &Closure);
       for (auto &[P, Value] : Outer) {
         if (Value)
           BoundParameters[P] = *Value;
@@ -975,6 +998,10 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
                             "pop_front"},
                            Name))
       spreadIndexed(Locs, S);
+    if (Name == "swap" && Args.size() == 1) {
+      swapObjects(Locs, resolve(Args[0], S), S);
+      return;
+    }
     switch (TypeModel::methodEffect(ObjectShape.Kind, MD)) {
     case MethodEffect::Insert: {
       LocationList Slots;
@@ -1034,8 +1061,8 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
       }
       return;
     case MethodEffect::Unlisted:
-      if (MD->isConst() || Name == "swap")
-        break;
+      if (MD->isConst())
+        return;
       // A member function the table does not know may change what it holds.
       for (const Location &L : Locs) {
         escapeBelow({L}, S);
@@ -1048,14 +1075,6 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
     default:
       return;
     }
-    if (Name == "swap") {
-      for (const Location &L : Locs)
-        forgetBelow(L, S);
-      if (!Args.empty())
-        for (const Location &L : resolve(Args[0], S))
-          forgetBelow(L, S);
-    }
-    return;
   }
   LocationList ObjectLocs = objectLocations(MC, S);
   if (ObjectShape.Kind == Shape::None && MD->getParent()->isInStdNamespace()) {
@@ -1103,7 +1122,10 @@ void Analyzer::spreadIndexed(const LocationList &Containers, State &S) {
   }
 }
 
-void Analyzer::spreadReached(llvm::ArrayRef<const Expr *> Args, State &S) {
+void Analyzer::algorithmReached(llvm::ArrayRef<const Expr *> Args, State &S) {
+  LocationList Written;  // Reached through a non-const iterator, or named whole.
+  LocationList Read;     // Reached through a pointer to const.
+  bool GivenValue = false; // A descriptor (or an object holding one) handed in.
   for (const Expr *Arg : Args) {
     if (isa<CXXDefaultArgExpr>(Arg))
       continue;
@@ -1111,24 +1133,67 @@ void Analyzer::spreadReached(llvm::ArrayRef<const Expr *> Args, State &S) {
     if (Types.isPointer(T)) {
       // An iterator or a pointer into a container or an array: that
       // container (the location above the element it designates).
-      if (T->isPointerType() && T->getPointeeType().isConstQualified())
-        continue;
-      LocationList Containers;
+      bool ToConst = T->isPointerType() && T->getPointeeType().isConstQualified();
       for (const Location &L : designated(Arg, S))
         if (!L.isUnknown() && L.Path.Depth > 0 &&
             L.Path.Steps[L.Path.Depth - 1].K == PathStep::Element) {
           Location Container = L;
           --Container.Path.Depth;
-          addLocation(Containers, Container);
+          addLocation(ToConst ? Read : Written, Container);
         }
-      spreadIndexed(Containers, S);
       continue;
     }
-    Shape Kind = Types.shapeOf(T).Kind;
+    const TypeShape &TS = Types.shapeOf(T);
+    if (!TS.holdsDescriptors())
+      continue;
     if (Arg->isGLValue() && !T.isConstQualified() &&
-        (Kind == Shape::FixedArray || Kind == Shape::Sequence))
-      spreadIndexed(resolve(Arg, S), S);
+        (TS.Kind == Shape::FixedArray || TS.Kind == Shape::Sequence)) {
+      for (const Location &L : resolve(Arg, S))
+        addLocation(Written, L);
+      continue;
+    }
+    GivenValue = true;
   }
+  if (Written.empty())
+    return;
+  bool Within = Written.size() == 1 && !GivenValue &&
+                llvm::all_of(Read, [&](const Location &L) { return L == Written[0]; });
+  if (Within) {
+    spreadIndexed(Written, S);
+    return;
+  }
+  // std::copy(y.begin(), y.end(), x.begin()), std::fill(x.begin(), x.end(),
+  // d): which of them it writes, and with what, the model does not know.
+  // Spreading would keep the old elements as well, and report a local copy
+  // that the call replaced.
+  for (const Location &L : Written) {
+    escapeBelow({L}, S);
+    receiveMayBeWaited({L}, S);
+    forgetBelow(L, S);
+  }
+}
+
+void Analyzer::swapObjects(const LocationList &A, const LocationList &B, State &S) {
+  if (A.empty() || B.empty())
+    return;
+  Location FromA = scratch(), FromB = scratch();
+  copyObject(A, FromA, S, Update::Strong);
+  copyObject(B, FromB, S, Update::Strong);
+  // Two objects exchange; where either side may be one of several, each
+  // may have kept what it held.
+  Update How = A.size() == 1 && B.size() == 1 && A[0].isSingle() && B[0].isSingle()
+                   ? Update::Strong
+                   : Update::Weak;
+  for (const Location &L : A)
+    copyObject({FromB}, L, S, How);
+  for (const Location &L : B)
+    copyObject({FromA}, L, S, How);
+  eraseBelow(FromA, S);
+  eraseBelow(FromB, S);
+  for (const LocationList *Side : {&A, &B})
+    for (const Location &L : *Side)
+      if (const VarDecl *VD = L.variable())
+        invalidateVar(VD, S);
 }
 
 void Analyzer::insertInto(const LocationList &Elements, QualType ElementType,

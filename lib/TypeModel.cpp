@@ -295,8 +295,13 @@ FunctionEffect TypeModel::functionEffect(const FunctionDecl *FD) {
     return FunctionEffect::Unlisted;
   llvm::StringRef Name = FD->getName();
   for (const StdFunction &F : StdFunctions)
-    if (Name == F.Name)
+    if (Name == F.Name) {
+      // std::move(first, last, out) is the algorithm of that name, not the
+      // cast: it moves elements into another range.
+      if (F.Effect == FunctionEffect::Identity && FD->getNumParams() > 2)
+        return FunctionEffect::Unlisted;
       return F.Effect;
+    }
   return FunctionEffect::Unlisted;
 }
 

@@ -85,6 +85,7 @@ enum class FunctionEffect : uint8_t {
   MakeAggregate,  ///< make_pair / make_tuple / make_optional: a value built from them.
   AddressOf,      ///< std::ref, std::addressof: designates the argument.
   Iterator,       ///< std::begin(c): an iterator over c's elements.
+  Swap,           ///< std::swap(a, b), std::iter_swap(i, j): exchanges what they hold.
   Nothing,
 };
 

@@ -152,6 +152,37 @@ TEST(Transfer, OpaqueCallForgetsWhatItCanWrite) {
   EXPECT_EQ(X.unused(), 0u);         // Handed over: it escapes.
 }
 
+TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
+  Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
+                    " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"
+                    " p[0].wait_send(); q[1].wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "clean");
+  EXPECT_EQ(X.waitSend(3), "definite");
+}
+
+TEST(Transfer, AlgorithmFromAnotherRangeLeavesItsTargetUnknown) {
+  // std::move with three arguments is the algorithm, not the cast.
+  Analysed X(std::string(Prelude) + "#include <algorithm>\nvoid k" + KernelParams +
+             " { std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R};"
+             " std::move(q.begin(), q.end(), p.begin()); p[0].wait_send();"
+             " std::array<AsyncCopyDescriptor, 2> v{L, R}; std::reverse(v.begin(), v.end());"
+             " v[0].wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean"); // Unknown: never reported.
+  EXPECT_EQ(X.unused(), 0u);         // q's copies went into p, and p's left unknown.
+  EXPECT_EQ(X.waitSend(1), "maybe"); // Within one array: any of its elements.
+}
+
+TEST(Transfer, ByCopyCaptureIsTheVariableWhereTheLambdaIsWritten) {
+  Analysed X(kernel("auto d = R; auto f = [d]() mutable { d.wait_send(); }; d = L; f();"
+                    " auto e = L; auto g = [e]() mutable { e.wait_send(); }; e = R; g();"
+                    " auto h = R; auto j = [&h] { h.wait_send(); }; h = L; j();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "definite"); // By reference: as it is at the call.
+}
+
 // ------------------------------------------------------------- lifecycle ---
 
 TEST(Lifecycle, StartedCopyIsInFlightUntilWaited) {

@@ -10,6 +10,7 @@
 //   Memory.cpp          resolving expressions to locations, reads, writes, copies
 //   DescriptorModel.cpp transfer functions of the API's roles, optional arguments
 //   Transfer.cpp        C++ statements: declarations, initialisation, assignment
+//   SequenceSizes.cpp   how many elements a local vector holds, where it is known
 //   Calls.cpp           calls: summaries, lambdas, opaque functions, std functions
 //   Summaries.cpp       what this function's callers learn of it
 //   ObjectCopies.cpp    the copies a local object of the kernel's classes holds
@@ -313,6 +314,24 @@ public:
   void receiveMayBeWaited(const LocationList &Locs, State &S);
   void pendingOverwritten(const LocationList &Locs, State &S);
 
+  // ----------------------------------------------- SequenceSizes.cpp ---
+  /// The number of elements of the std::vector or std::deque \p Container,
+  /// where it is known: a local built empty or from a braced list, then
+  /// only appended to (push_back, emplace_back), shortened (pop_back) or
+  /// cleared, with no other mention that could change its size
+  /// (sizeTracked). Then push_back appends at that index, and back() reads
+  /// it.
+  std::optional<unsigned> knownSize(const Location &Container, const State &S);
+  /// Marks \p Container (a local sequence) as holding \p Count elements,
+  /// where its size may be tracked; else leaves it unmarked.
+  void setSize(const Location &Container, std::optional<unsigned> Count, State &S);
+  /// Every mention of the local sequence \p VD in its function is one that
+  /// cannot change its size except as the model follows (the calls above,
+  /// element and iterator accesses, const member functions, a range-for):
+  /// nothing else (a call it is handed to, a reference bound to it, a copy,
+  /// a lambda that captures it) may resize it unseen.
+  bool sizeTracked(const clang::VarDecl *VD);
+
   // -------------------------------------------------------- Calls.cpp ---
   const FunctionSummary *summaryFor(const clang::FunctionDecl *FD);
   /// The definition whose summary a call of \p FD reads, or null when its
@@ -508,6 +527,8 @@ public:
   llvm::DenseMap<const clang::Expr *, const clang::LambdaExpr *> Lambdas;
   /// The lambda of each closure type lambdaOf has met (Analyzer::lambdaOf).
   llvm::DenseMap<const clang::CXXRecordDecl *, const clang::LambdaExpr *> ClosureLambdas;
+  /// sizeTracked, per local sequence.
+  llvm::DenseMap<const clang::VarDecl *, bool> SizeTracked;
   /// How many inlined lambda calls are being run (DescriptorUse::InLambda).
   unsigned InlinedLambdas = 0;
 

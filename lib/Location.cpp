@@ -96,6 +96,9 @@ std::string Location::str() const {
     case PathStep::Part:
       S += "<" + std::to_string(Step.Index) + ">";
       break;
+    case PathStep::Size:
+      S += "#" + std::to_string(Step.Index);
+      break;
     }
   }
   return S;

@@ -174,7 +174,10 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
       else if (Name == "back" && TS.Kind == Shape::FixedArray && TS.Extent > 0)
         Index = TS.Extent - 1 < uint64_t(MaxTrackedIndex) ? int32_t(TS.Extent - 1)
                                                             : PathStep::Any;
-      else if (MC->getNumArgs() > 0)
+      else if (Name == "back" && TS.Kind == Shape::Sequence && Base().size() == 1) {
+        if (std::optional<unsigned> Size = knownSize(Base()[0], S); Size && *Size > 0)
+          Index = int32_t(*Size - 1);
+      } else if (MC->getNumArgs() > 0)
         Index = indexOf(MC->getArg(0));
       return children(Base(), PathStep::element(Index));
     }

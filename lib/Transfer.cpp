@@ -486,8 +486,14 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
             for (unsigned I = 0; I < List->getNumInits(); ++I)
               initialize(Dest.child(PathStep::element(I)), Element, List->getInit(I), S, Report,
                          Depth);
+            setSize(Dest, List->getNumInits(), S);
             return;
           }
+      if (Kind == Shape::Sequence &&
+          llvm::all_of(Args, [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); })) {
+        setSize(Dest, 0, S); // Built empty.
+        return;
+      }
       insertInto({Slot}, Element, Args, Construct, S, Report, Depth);
       return;
     }
@@ -1002,11 +1008,37 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
       swapObjects(Locs, resolve(Args[0], S), S);
       return;
     }
+    // A local vector whose size is known appends at that index, and
+    // pop_back removes the last element (SequenceSizes.cpp).
+    std::optional<unsigned> Size;
+    if (ObjectShape.Kind == Shape::Sequence && Locs.size() == 1 &&
+        llvm::is_contained({"push_back", "emplace_back", "pop_back"}, Name))
+      Size = knownSize(Locs[0], S);
+    if (Size && Name == "pop_back") {
+      if (*Size > 0) {
+        eraseBelow(Locs[0].child(PathStep::element(*Size - 1)), S);
+        setSize(Locs[0], *Size - 1, S);
+      }
+      return;
+    }
     switch (TypeModel::methodEffect(ObjectShape.Kind, MD)) {
     case MethodEffect::Insert: {
+      if (Size && *Size < unsigned(MaxTrackedIndex)) {
+        // An empty element, which what is added then fills (insertInto
+        // adds to what its slot holds).
+        Location Appended = Locs[0].child(PathStep::element(*Size));
+        eraseBelow(Appended, S);
+        materialize(Appended, ObjectShape.Element, S,
+                    [](const TypeModel::Leaf &, Cell &C) { C.Targets.clear(); });
+        insertInto({Appended}, ObjectShape.Element, Args, MC, S, Report, Depth);
+        setSize(Locs[0], *Size + 1, S);
+        return;
+      }
       LocationList Slots;
-      for (const Location &L : Locs)
+      for (const Location &L : Locs) {
+        setSize(L, std::nullopt, S);
         addLocation(Slots, L.child(PathStep::element(PathStep::Summary)));
+      }
       insertInto(Slots, ObjectShape.Element, Args, MC, S, Report, Depth);
       return;
     }
@@ -1058,6 +1090,15 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
         auto [First, Last] = S.cellsBelow(L);
         for (auto It = First; It != Last; ++It)
           It->second.Values = ValueSet();
+        // A sequence whose size is followed holds nothing now.
+        if (ObjectShape.Kind == Shape::Sequence && L.variable() && L.Path.Depth == 0 &&
+            sizeTracked(L.variable())) {
+          auto [Element, End] = S.cellsBelow(L);
+          while (Element != End)
+            Element = Element->first.Path.Steps[0].isConstantElement() ? S.Cells.erase(Element)
+                                                                         : std::next(Element);
+          setSize(L, 0, S);
+        }
       }
       return;
     case MethodEffect::Unlisted:

@@ -31,7 +31,10 @@ constexpr unsigned MaxPathDepth = 4;
 constexpr int32_t MaxTrackedIndex = 16;
 
 struct PathStep {
-  enum Kind : uint8_t { Field, Element, Part };
+  /// Size: not a place where a descriptor lives but a mark below a local
+  /// std::vector or std::deque whose number of elements is known (Index),
+  /// so push_back knows the index it appends at (Analyzer::knownSize).
+  enum Kind : uint8_t { Field, Element, Part, Size };
   /// Element indices that are not constants.
   static constexpr int32_t Summary = -1; ///< The elements written at unknown indices.
   static constexpr int32_t Any = -2;     ///< In a query or a pointer: every element.
@@ -43,6 +46,7 @@ struct PathStep {
   static PathStep field(const clang::FieldDecl *FD) { return {Field, 0, FD}; }
   static PathStep element(int32_t Index) { return {Element, Index, nullptr}; }
   static PathStep part(unsigned Index) { return {Part, int32_t(Index), nullptr}; }
+  static PathStep size(unsigned Count) { return {Size, int32_t(Count), nullptr}; }
 
   bool isAnyElement() const { return K == Element && Index == Any; }
   bool isConstantElement() const { return K == Element && Index >= 0; }

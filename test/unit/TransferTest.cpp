@@ -152,6 +152,26 @@ TEST(Transfer, OpaqueCallForgetsWhatItCanWrite) {
   EXPECT_EQ(X.unused(), 0u);         // Handed over: it escapes.
 }
 
+TEST(Transfer, PushBackAppendsAtAKnownSize) {
+  Analysed X(std::string(Prelude) + "#include <vector>\nvoid grow(std::vector<AsyncCopyDescriptor> &);\n"
+             "void k" + KernelParams +
+             " { std::vector<AsyncCopyDescriptor> v; v.push_back(R); v.push_back(L);"
+             " v[0].wait_send(); v[1].wait_send(); v.back().wait_send();"
+             " v.pop_back(); v.push_back(R); v[1].wait_send();"
+             " v.clear(); v.push_back(L); v[0].wait_send();"
+             " std::vector<AsyncCopyDescriptor> w; w.push_back(R); if (c) w.push_back(L);"
+             " w.push_back(R); w[1].wait_send();"
+             " std::vector<AsyncCopyDescriptor> h; h.push_back(L); grow(h); h.push_back(R);"
+             " h[1].wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "definite"); // back() is index 1.
+  EXPECT_EQ(X.waitSend(3), "clean");    // The local copy was popped.
+  EXPECT_EQ(X.waitSend(4), "definite"); // Cleared: index 0 again.
+  EXPECT_EQ(X.waitSend(5), "maybe");    // Index 1 depends on the path.
+  EXPECT_EQ(X.waitSend(6), "clean");    // Handed to a call: not followed, unknown.
+}
+
 TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
   Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
                     " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"

@@ -158,9 +158,14 @@ public:
   /// (each a parameter the lambda never writes).
   llvm::DenseMap<const clang::ParmVarDecl *, int64_t> BoundParameters;
   Guard classify(const clang::Expr *Cond, const State &S);
-  /// \p VD, a bool, now holds \p Value: remember it as a test (S.Guards) when
-  /// it is `d.is_remote()` or a condition with an atom, negated or not.
-  void rememberTest(const clang::VarDecl *VD, const clang::Expr *Value, State &S);
+  /// The bool at \p Key (a variable, or a member of the local \p VD) now
+  /// holds \p Value: remember it as a test (S.Guards) when it is
+  /// `d.is_remote()` or a condition with an atom, negated or not.
+  void rememberTest(const clang::VarDecl *VD, const Location &Key, const clang::Expr *Value,
+                    State &S);
+  /// Where S.Guards keeps what the bool \p E holds: a variable, or a member
+  /// (through '.') of a local that is not a reference.
+  static std::optional<Location> guardKey(const clang::Expr *E);
   /// Narrows \p S to the paths where \p G evaluates to \p Holds; marks it
   /// unreachable when no such path exists.
   void refine(State &S, const Guard &G, bool Holds);

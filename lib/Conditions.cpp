@@ -206,7 +206,10 @@ std::optional<AtomId> Analyzer::paramValueAtom(const ParmVarDecl *P, int64_t Val
 }
 
 void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
-  S.Guards.erase(VD);
+  // The variable's own test, and those of its members.
+  for (auto G = S.Guards.lower_bound(Location::variable(VD));
+       G != S.Guards.end() && G->first.Kind == Location::Variable && G->first.Root == VD;)
+    G = S.Guards.erase(G);
   auto It = AtomsByVar.find(VD);
   if (It == AtomsByVar.end())
     return;
@@ -243,18 +246,38 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       return G;
     }
   // A bool that holds d.is_remote(): a test of d, and an atom of its own.
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
-      auto Stored = S.Guards.find(VD);
-      if (Stored != S.Guards.end()) {
-        G.Subjects = Stored->second.Subjects;
-        G.SubjectsNegated ^= Stored->second.SubjectsNegated;
-        G.Alias = Stored->second.Alias;
-        G.AliasNegated = G.Negated != Stored->second.AliasNegated;
-      }
+  if (std::optional<Location> Key = guardKey(E)) {
+    auto Stored = S.Guards.find(*Key);
+    if (Stored != S.Guards.end()) {
+      G.Subjects = Stored->second.Subjects;
+      G.SubjectsNegated ^= Stored->second.SubjectsNegated;
+      G.Alias = Stored->second.Alias;
+      G.AliasNegated = G.Negated != Stored->second.AliasNegated;
     }
+  }
   G.Atom = atomFor(E);
   return G;
+}
+
+std::optional<Location> Analyzer::guardKey(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      return Location::variable(VD);
+    return std::nullopt;
+  }
+  // `s.remote`, `s.stage.remote`: a write of s or of any member of it
+  // forgets it (invalidateVar).
+  llvm::SmallVector<const FieldDecl *, 2> Path;
+  const VarDecl *V = isa<MemberExpr>(E) ? fieldPathVariable(E, Path) : nullptr;
+  if (!V || !V->hasLocalStorage() || V->getType()->isReferenceType())
+    return std::nullopt;
+  Location Key = Location::variable(V);
+  for (const FieldDecl *FD : Path)
+    Key = Key.child(PathStep::field(FD));
+  if (Key.isUnknown())
+    return std::nullopt;
+  return Key;
 }
 
 void Analyzer::refine(State &S, const Guard &G, bool Holds) {

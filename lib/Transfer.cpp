@@ -123,9 +123,11 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
     }
     if (const VarDecl *VD = writtenVar(BO->getLHS())) {
       invalidateVar(VD, S);
-      if (BO->getOpcode() == BO_Assign && VD == varOf(BO->getLHS()) &&
-          VD->getType()->isBooleanType())
-        rememberTest(VD, BO->getRHS(), S);
+      // `remote = d.is_remote();`, `s.remote = far;`: a test kept.
+      if (BO->getOpcode() == BO_Assign && BO->getLHS()->getType()->isBooleanType())
+        if (std::optional<Location> Key = guardKey(BO->getLHS());
+            Key && Key->variable() == VD)
+          rememberTest(VD, *Key, BO->getRHS(), S);
     }
     return;
   }
@@ -245,7 +247,7 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
     return;
   }
   if (T->isBooleanType() && Init) {
-    rememberTest(VD, Init, S);
+    rememberTest(VD, Location::variable(VD), Init, S);
     return;
   }
   if (Types.shapeOf(T).Kind == Shape::None)
@@ -266,7 +268,8 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
   }
 }
 
-void Analyzer::rememberTest(const VarDecl *VD, const Expr *Value, State &S) {
+void Analyzer::rememberTest(const VarDecl *VD, const Location &Key, const Expr *Value,
+                            State &S) {
   Guard G;
   bool Positive = true;
   const Expr *E = bareCondition(Value, Positive);
@@ -288,13 +291,13 @@ void Analyzer::rememberTest(const VarDecl *VD, const Expr *Value, State &S) {
     // A bool that keeps an initialiser over variables never written is that
     // initialiser wherever it is tested (testedCondition).
     const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
-    if (Vars.unwritten(VD) && steadyCondition(Value, Vars))
+    if (Key.Path.Depth == 0 && Vars.unwritten(VD) && steadyCondition(Value, Vars))
       return;
     G.Alias = Atom;
     G.AliasNegated = !Positive;
   }
   if (!G.empty())
-    S.Guards[VD] = std::move(G);
+    S.Guards[Key] = std::move(G);
 }
 
 void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, State &S,

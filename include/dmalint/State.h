@@ -6,7 +6,8 @@
 //               there (Values.h), or, for a pointer, reference, iterator or
 //               smart pointer, the locations it may designate (Location.h);
 //   Facts       the atoms known on every path here (Facts.h);
-//   Guards      bool variables that hold `d.is_remote()` for some d;
+//   Guards      bool variables, and bool members of local variables, that
+//               hold `d.is_remote()` for some d or another test;
 //   Life        the lifecycle of each descriptor origin that is not surely
 //               idle: in flight, send side waited, receive side waited;
 //   Pending     `wait_send` calls whose descriptor has not yet had a
@@ -92,7 +93,8 @@ struct State {
   bool Reachable = true;
   std::map<Location, Cell> Cells;
   FactSet Facts;
-  std::map<const clang::VarDecl *, Guard> Guards;
+  /// By the bool's location: a variable, or a member of a local (`s.remote`).
+  std::map<Location, Guard> Guards;
   std::vector<std::pair<OriginId, LifeMask>> Life; ///< Sorted by origin.
   std::vector<PendingReceive> Pending;             ///< Sorted.
 

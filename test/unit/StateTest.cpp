@@ -78,6 +78,18 @@ TEST(Location, ElementsAlias) {
   EXPECT_TRUE(Location::variable(Root).isPrefixOf(Two));
 }
 
+TEST(Location, SizeMarkIsNoElement) {
+  // A vector's size mark sits below it (copies of the vector carry it) but
+  // no read or write of an element touches it.
+  const auto *Root = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  Location Mark = Location::variable(Root).child(PathStep::size(2));
+  EXPECT_FALSE(field(Root, PathStep::Any).mayAlias(Mark));
+  EXPECT_FALSE(field(Root, PathStep::Summary).mayAlias(Mark));
+  EXPECT_FALSE(field(Root, 2).mayAlias(Mark));
+  EXPECT_TRUE(Location::variable(Root).isPrefixOf(Mark));
+  EXPECT_FALSE(Mark.mayAlias(Location::variable(Root).child(PathStep::size(3))));
+}
+
 TEST(Location, PathsAreBounded) {
   const auto *Root = reinterpret_cast<const clang::ValueDecl *>(0x1000);
   Location L = Location::variable(Root);
@@ -137,8 +149,8 @@ TEST(Join, LifecyclesUniteAndAbsentIsIdle) {
 }
 
 TEST(Join, GuardsOnlyWhereBothAgree) {
-  const auto *V = reinterpret_cast<const clang::VarDecl *>(0x3000);
-  const auto *W = reinterpret_cast<const clang::VarDecl *>(0x4000);
+  Location V = Location::variable(reinterpret_cast<const clang::VarDecl *>(0x3000));
+  Location W = Location::variable(reinterpret_cast<const clang::VarDecl *>(0x4000));
   Guard G;
   G.Atom = 1;
   State A, B;

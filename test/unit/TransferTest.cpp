@@ -172,6 +172,18 @@ TEST(Transfer, PushBackAppendsAtAKnownSize) {
   EXPECT_EQ(X.waitSend(6), "clean");    // Handed to a call: not followed, unknown.
 }
 
+TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
+  Analysed X(std::string(Prelude) + "struct Slot { AsyncCopyDescriptor d; bool remote; };\n"
+             "void k" + KernelParams +
+             " { Slot t{c ? R : L, false}; t.remote = t.d.is_remote();"
+             " if (t.remote) t.d.wait_send();"
+             " t.remote = !t.d.is_remote(); if (t.remote) t.d.wait_send();"
+             " t.remote = t.d.is_remote(); t.d = L; if (t.remote) t.d.wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "definite"); // The copy it tested was replaced.
+}
+
 TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
   Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
                     " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"

@@ -13,13 +13,16 @@
 // accesses, const member functions, a range-for. Any other mention (handed
 // to a call, bound to a reference, copied, captured by a lambda, any other
 // member function) may resize it where the model does not see, and then its
-// size is never tracked. The count is a mark below the variable
+// size is never tracked; a lambda that captures it counts only where the
+// analysis runs it at each of its calls (held in a local that is only
+// called, or called where it is written). The count is a mark below the variable
 // (PathStep::Size): states that disagree on it join into two marks, which is
 // unknown, and a write the model does not follow into the summary of the
 // elements makes it unknown too.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AstUtil.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -29,7 +32,10 @@ namespace dmalint {
 namespace {
 
 /// Every mention of \p VD in \p Body is one whose effect on its size the
-/// model follows (see the file comment).
+/// model follows (see the file comment). A lambda may capture it where the
+/// analysis runs the lambda at each of its calls: one called where it is
+/// written (`[&] { ... }()`), or one held in a local that is only ever
+/// called (`auto issue = [&](int i) { v.push_back(...); }; issue(0);`).
 bool sizeFollowedEverywhere(const VarDecl &VD, const Stmt *Body) {
   auto Mention = [&](const Expr *E) -> const DeclRefExpr * {
     const auto *DRE = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
@@ -37,6 +43,13 @@ bool sizeFollowedEverywhere(const VarDecl &VD, const Stmt *Body) {
   };
   // Mentions their parent has accepted; a parent is met before its children.
   llvm::SmallPtrSet<const DeclRefExpr *, 8> Accepted;
+  // Lambdas held in a local, lambdas called where they are written, the
+  // holders of lambdas that capture VD, and the calls of any local.
+  llvm::DenseMap<const LambdaExpr *, const VarDecl *> HeldBy;
+  llvm::SmallPtrSet<const LambdaExpr *, 2> CalledInPlace;
+  llvm::SmallPtrSet<const VarDecl *, 2> Holders;
+  llvm::SmallPtrSet<const DeclRefExpr *, 8> Called;
+  llvm::SmallVector<const DeclRefExpr *, 8> HolderMentions;
   llvm::SmallVector<const Stmt *, 32> Work{Body};
   while (!Work.empty()) {
     const Stmt *S = Work.pop_back_val();
@@ -56,20 +69,50 @@ bool sizeFollowedEverywhere(const VarDecl &VD, const Stmt *Body) {
       if (Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
         if (const DeclRefExpr *DRE = Mention(Op->getArg(0)))
           Accepted.insert(DRE);
+      if (Op->getOperator() == OO_Call && Op->getNumArgs() >= 1) {
+        const Expr *Callee = Op->getArg(0)->IgnoreParenImpCasts();
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee))
+          Called.insert(DRE);
+        else if (const auto *Lambda = dyn_cast<LambdaExpr>(stripWrappers(Callee)))
+          CalledInPlace.insert(Lambda);
+      }
     } else if (const auto *DS = dyn_cast<DeclStmt>(S)) {
-      // A range-for's own reference to its range.
-      for (const Decl *D : DS->decls())
-        if (const auto *Range = dyn_cast<VarDecl>(D); Range && Range->isImplicit())
-          if (const DeclRefExpr *DRE = Mention(Range->getInit()))
+      for (const Decl *D : DS->decls()) {
+        const auto *Var = dyn_cast<VarDecl>(D);
+        if (!Var || !Var->getInit())
+          continue;
+        // A range-for's own reference to its range.
+        if (Var->isImplicit())
+          if (const DeclRefExpr *DRE = Mention(Var->getInit()))
             Accepted.insert(DRE);
+        if (const auto *Lambda = dyn_cast<LambdaExpr>(stripWrappers(Var->getInit()));
+            Lambda && Var->hasLocalStorage() && !Var->getType()->isReferenceType())
+          HeldBy[Lambda] = Var;
+      }
+    } else if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+      const VarDecl *Holder = HeldBy.lookup(Lambda);
+      if (Holder || CalledInPlace.contains(Lambda))
+        for (const Expr *Init : Lambda->capture_inits())
+          if (const DeclRefExpr *DRE = Mention(Init)) {
+            Accepted.insert(DRE);
+            if (Holder)
+              Holders.insert(Holder);
+          }
     } else if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
       if (DRE->getDecl() == &VD && !Accepted.contains(DRE))
         return false;
+      if (const auto *Var = dyn_cast<VarDecl>(DRE->getDecl()); Var && Var->getInit() &&
+          isa<LambdaExpr>(stripWrappers(Var->getInit())))
+        HolderMentions.push_back(DRE);
     }
     for (const Stmt *Child : S->children())
       Work.push_back(Child);
   }
-  return true;
+  // A holder of a lambda that captures VD is only ever called: handed on, it
+  // could run where the analysis does not see.
+  return llvm::all_of(HolderMentions, [&](const DeclRefExpr *DRE) {
+    return !Holders.contains(cast<VarDecl>(DRE->getDecl())) || Called.contains(DRE);
+  });
 }
 
 } // namespace

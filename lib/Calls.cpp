@@ -599,6 +599,17 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
   if (Exit.Reachable)
     for (const auto &[Variable, Copy] : Copies) {
       replaceBelow(Copy, Exit, Variable);
+      // A wait_send the body made on its copy: no receive wait after the
+      // call, on the variable, is that copy's (those made before the call
+      // on the variable stay).
+      for (auto It = Exit.Pending.begin(); It != Exit.Pending.end();)
+        if (Variable.overlaps(It->Object) && !llvm::is_contained(S.Pending, *It)) {
+          if (InReportSweep)
+            ReceiveAfter[It->Use].second = true;
+          It = Exit.Pending.erase(It);
+        } else {
+          ++It;
+        }
       replaceBelow(Variable, Exit, Variable, &S);
     }
   if (!Exit.Reachable) {

@@ -1019,7 +1019,9 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
       Size = knownSize(Locs[0], S);
     if (Size && Name == "pop_back") {
       if (*Size > 0) {
-        eraseBelow(Locs[0].child(PathStep::element(*Size - 1)), S);
+        Location Last = Locs[0].child(PathStep::element(*Size - 1));
+        pendingOverwritten({Last}, S);
+        eraseBelow(Last, S);
         setSize(Locs[0], *Size - 1, S);
       }
       return;

@@ -317,7 +317,11 @@ public:
                             const ValueSet &Values, State &S);
   void receiveWaited(const LocationList &Locs, State &S);
   void receiveMayBeWaited(const LocationList &Locs, State &S);
-  void pendingOverwritten(const LocationList &Locs, State &S);
+  /// The descriptors at \p Locs are others now: no wait that follows is the
+  /// receive wait of a wait_send pending there. With \p Kept, those pending
+  /// in it (made before a lambda ran) stay.
+  void pendingOverwritten(const LocationList &Locs, State &S,
+                          const std::vector<PendingReceive> *Kept = nullptr);
 
   // ----------------------------------------------- SequenceSizes.cpp ---
   /// The number of elements of the std::vector or std::deque \p Container,
@@ -393,6 +397,15 @@ public:
                           llvm::ArrayRef<const clang::Expr *> Args, unsigned Arg, State &S,
                           bool Report, unsigned Depth);
   void forgetCaptures(const clang::LambdaExpr *Lambda, State &S);
+  /// What \p Lambda captures by copy that holds descriptors (variables, not
+  /// init-captures): each variable, the closure's field for it, and the
+  /// expression that copies it where the lambda is written.
+  struct CopiedCapture {
+    const clang::VarDecl *Variable;
+    const clang::FieldDecl *Field;
+    const clang::Expr *Init;
+  };
+  llvm::SmallVector<CopiedCapture, 1> copiedCaptures(const clang::LambdaExpr &Lambda);
   /// The variables \p Lambda captures by copy whose copies in \p Closure
   /// (the closure object the call runs) differ from what they hold in \p S,
   /// each with its copy's location.

@@ -602,14 +602,7 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
       // A wait_send the body made on its copy: no receive wait after the
       // call, on the variable, is that copy's (those made before the call
       // on the variable stay).
-      for (auto It = Exit.Pending.begin(); It != Exit.Pending.end();)
-        if (Variable.overlaps(It->Object) && !llvm::is_contained(S.Pending, *It)) {
-          if (InReportSweep)
-            ReceiveAfter[It->Use].second = true;
-          It = Exit.Pending.erase(It);
-        } else {
-          ++It;
-        }
+      pendingOverwritten({Variable}, Exit, &S.Pending);
       replaceBelow(Variable, Exit, Variable, &S);
     }
   if (!Exit.Reachable) {
@@ -621,25 +614,33 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
   S = MayNotRun ? joinStates(S, Exit) : std::move(Exit);
 }
 
+llvm::SmallVector<Analyzer::CopiedCapture, 1>
+Analyzer::copiedCaptures(const LambdaExpr &Lambda) {
+  llvm::SmallVector<CopiedCapture, 1> Copied;
+  if (Lambda.capture_size() == 0)
+    return Copied;
+  llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
+  FieldDecl *ThisField = nullptr;
+  Lambda.getLambdaClass()->getCaptureFields(Fields, ThisField);
+  for (auto [C, Init] : llvm::zip(Lambda.captures(), Lambda.capture_inits())) {
+    const auto *VD = C.capturesVariable() && C.getCaptureKind() == LCK_ByCopy
+                         ? dyn_cast<VarDecl>(C.getCapturedVar())
+                         : nullptr;
+    const FieldDecl *FD = VD && !VD->isInitCapture() ? Fields.lookup(VD) : nullptr;
+    if (FD && Init && Types.holdsDescriptors(FD->getType()))
+      Copied.push_back({VD, FD, Init});
+  }
+  return Copied;
+}
+
 llvm::SmallVector<std::pair<Location, Location>, 1>
 Analyzer::capturedCopies(const LambdaExpr *Lambda, const LocationList *Closure, const State &S) {
   llvm::SmallVector<std::pair<Location, Location>, 1> Copies;
-  if (!Closure || Closure->size() != 1 || !Closure->front().isSingle() ||
-      Lambda->capture_size() == 0)
+  if (!Closure || Closure->size() != 1 || !Closure->front().isSingle())
     return Copies;
-  llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
-  FieldDecl *ThisField = nullptr;
-  Lambda->getLambdaClass()->getCaptureFields(Fields, ThisField);
-  for (const LambdaCapture &C : Lambda->captures()) {
-    const auto *VD =
-        C.capturesVariable() && C.getCaptureKind() == LCK_ByCopy
-            ? dyn_cast<VarDecl>(C.getCapturedVar())
-            : nullptr;
-    const FieldDecl *FD = VD && !VD->isInitCapture() ? Fields.lookup(VD) : nullptr;
-    if (!FD || !Types.holdsDescriptors(FD->getType()))
-      continue;
-    Location Copy = Closure->front().child(PathStep::field(FD));
-    Location Variable = Location::variable(VD);
+  for (const CopiedCapture &C : copiedCaptures(*Lambda)) {
+    Location Copy = Closure->front().child(PathStep::field(C.Field));
+    Location Variable = Location::variable(C.Variable);
     auto [First, Last] = const_cast<State &>(S).cellsBelow(Copy);
     // A closure the model did not build (no cells), or one whose copy is
     // what the variable holds now: the body reads the variable, as it is.

@@ -394,11 +394,12 @@ void Analyzer::receiveMayBeWaited(const LocationList &Locs, State &S) {
       ReceiveAfter[P.Use].first = true;
 }
 
-void Analyzer::pendingOverwritten(const LocationList &Locs, State &S) {
+void Analyzer::pendingOverwritten(const LocationList &Locs, State &S,
+                                  const std::vector<PendingReceive> *Kept) {
   for (auto It = S.Pending.begin(); It != S.Pending.end();) {
     bool Hit = llvm::any_of(Locs, [&](const Location &L) {
       return !L.isUnknown() && L.overlaps(It->Object);
-    });
+    }) && !(Kept && llvm::is_contained(*Kept, *It));
     if (!Hit) {
       ++It;
       continue;

@@ -450,17 +450,9 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     // by then). Its other fields (references, init-captures) are not
     // followed.
     Unknown();
-    llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
-    FieldDecl *ThisField = nullptr;
-    Lambda->getLambdaClass()->getCaptureFields(Fields, ThisField);
-    for (auto [C, CaptureInit] : llvm::zip(Lambda->captures(), Lambda->capture_inits())) {
-      const auto *VD = C.capturesVariable() && C.getCaptureKind() == LCK_ByCopy
-                           ? dyn_cast<VarDecl>(C.getCapturedVar())
-                           : nullptr;
-      const FieldDecl *FD = VD && !VD->isInitCapture() ? Fields.lookup(VD) : nullptr;
-      if (FD && CaptureInit && Types.holdsDescriptors(FD->getType()))
-        initialize(Dest.child(PathStep::field(FD)), FD->getType(), CaptureInit, S, Report, Depth);
-    }
+    for (const CopiedCapture &C : copiedCaptures(*Lambda))
+      initialize(Dest.child(PathStep::field(C.Field)), C.Field->getType(), C.Init, S, Report,
+                 Depth);
     return;
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {

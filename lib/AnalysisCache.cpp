@@ -41,6 +41,7 @@ void AnalysisCache::reset() {
   Cfgs = CfgCache();
   Variables.clear();
   FieldsWritten.clear();
+  FlagsWrittenUnseen.reset();
   ObjectLeftAlone.clear();
   Callees.reset();
   Substitutions.clear();

@@ -73,6 +73,13 @@ void resolveOwnMembers(ProtocolSummary &P);
 /// Whether \p F may hold a semaphore: a member that is none of a buffer, a
 /// holder of descriptors, a number or a pointer to numbers (ObjectCopies.cpp).
 bool mayHoldSemaphore(const clang::FieldDecl &F, const ApiIndex &Api);
+/// The bool member \p E reads (`x.remote`, `p->remote`, `pair.second`,
+/// `std::get<1>(pair)`, a structured binding of one); null for anything
+/// else (Flags.cpp).
+const clang::FieldDecl *flagField(const clang::Expr *E);
+/// The local integer variable a subscript's index is (`k` of `a[k]`), whose
+/// value a branch may narrow (State::Indices); null for anything else.
+const clang::VarDecl *indexVariable(const clang::Expr *Index);
 
 /// Blocks reachable from the entry, in reverse post-order (Worklist.cpp).
 std::vector<const clang::CFGBlock *> reversePostOrder(const clang::CFG &G);
@@ -231,8 +238,45 @@ public:
   void materialize(const Location &Root, clang::QualType T, State &S, Fn Initial);
   /// A fresh object to build a value in (and erase after use).
   Location scratch() { return Location::scratch(++ScratchIds); }
+
+  // -------------------------------------------------------- Flags.cpp ---
+  /// The constant the bool member at \p X holds on this path, if known (an
+  /// element at a constant index: and any written at an unknown index).
+  FlagValue flagAt(const Location &X, const State &S) const;
+  /// The flags at and below \p L are unknown now.
+  void forgetFlagsBelow(const Location &L, State &S);
+  /// copyObject's flags: \p Flags (by where they go) into the object \p To.
+  void copyFlags(const std::map<Location, FlagValue> &Flags, const Location &To, bool Replace,
+                 State &S);
+  /// The constant \p E gives a bool: a constant, or is_remote() of a copy
+  /// of known kind.
+  FlagValue flagValue(const clang::Expr *E, State const &S);
+  /// The bool member at \p Dest is built from \p Init.
+  void initializeFlag(const Location &Dest, const clang::Expr *Init, State &S);
+  /// `x.remote = ...`, `remote |= ...`: the flags it writes.
+  void assignFlag(const clang::BinaryOperator *BO, State &S);
+  /// A call may write the bool members of what it is handed by reference
+  /// or pointer, of what the pointers it is handed designate, and of its
+  /// object: their flags are unknown after it.
+  void forgetCallFlags(const clang::FunctionDecl *Callee, llvm::ArrayRef<const clang::Expr *> Args,
+                       const LocationList *Object, State &S);
+  /// A branch where the bool member \p E reads \p Value: what the variable
+  /// it is read through designates narrows to the objects whose flag may
+  /// be that; a local's own flag of the other value makes it unreachable.
+  void refineFlag(State &S, const clang::Expr *E, bool Value);
+  /// refineFlag for a flag read at `a[k]`: the indices k may hold narrow to
+  /// those whose flag is not \p Other (State::Indices).
+  void refineIndex(State &S, const clang::Expr *E, const clang::VarDecl *K, FlagValue Other,
+                   llvm::function_ref<bool()> Trusted);
+  /// Set once a flag is kept: until then no flag is looked for.
+  bool FlagsSeen = false;
   /// The constant index of a subscript, or PathStep::Any.
   int32_t indexOf(const clang::Expr *Index) const;
+  /// The elements of \p Bases at \p Index: a constant's, the indices a
+  /// local index variable is known to hold (State::Indices), or every
+  /// element (null \p Index too).
+  LocationList elementsAt(const LocationList &Bases, const clang::Expr *Index,
+                          const State &S) const;
 
   // ---------------------------------------------- DescriptorModel.cpp ---
   /// \p ReturnPath: where below what the wrapper call \p Site returns.

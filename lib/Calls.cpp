@@ -302,6 +302,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
   });
   // What a helper's waits may find in flight, and what it may leave so.
   llvm::SmallVector<OriginId, 2> InFlightBefore = inFlight(S);
+  forgetCallFlags(Callee, Args, Object, S);
   auto Protocol = llvm::make_scope_exit(
       [&] { protocolCall(Call, Callee, Args, InFlightBefore, S, Report); });
   const FunctionSummary *Summary = summaryFor(Callee);
@@ -677,6 +678,17 @@ void Analyzer::replaceBelow(const Location &To, State &S, const Location &From,
 }
 
 void Analyzer::forgetCaptures(const LambdaExpr *Lambda, State &S) {
+  // What it may write through a reference or pointer it captured.
+  for (const LambdaCapture &C : Lambda->captures())
+    if (C.capturesVariable())
+      if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar())) {
+        auto It = S.Cells.find(Location::variable(VD));
+        LocationList Targets = It != S.Cells.end() ? It->second.Targets : LocationList();
+        for (const Location &T : Targets)
+          forgetFlagsBelow(T, S);
+        if (C.getCaptureKind() == LCK_ByRef)
+          forgetFlagsBelow(Location::variable(VD), S);
+      }
   for (const LambdaCapture &C : Lambda->captures())
     if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
       if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar())) {

@@ -206,6 +206,7 @@ std::optional<AtomId> Analyzer::paramValueAtom(const ParmVarDecl *P, int64_t Val
 }
 
 void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
+  S.Indices.erase(VD);
   // The variable's own test, and those of its members.
   for (auto G = S.Guards.lower_bound(Location::variable(VD));
        G != S.Guards.end() && G->first.Kind == Location::Variable && G->first.Root == VD;)
@@ -245,6 +246,14 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       G.SubjectsNegated = G.Negated;
       return G;
     }
+  // A bool member beside descriptors (`i.remote`): a flag (Flags.cpp),
+  // as written (testedCondition may have replaced it by its initialiser).
+  bool FlagPositive = true;
+  if (const Expr *Read = bareCondition(Cond, FlagPositive, /*ThroughCasts=*/true);
+      flagField(Read)) {
+    G.Flag = Read;
+    G.FlagNegated = !FlagPositive;
+  }
   // A bool that holds d.is_remote(): a test of d, and an atom of its own.
   if (std::optional<Location> Key = guardKey(E)) {
     auto Stored = S.Guards.find(*Key);
@@ -345,6 +354,8 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
     Learn(*G.Atom, Holds != G.Negated);
   if (G.Alias && S.Reachable)
     Learn(*G.Alias, Holds != G.AliasNegated);
+  if (G.Flag && S.Reachable)
+    refineFlag(S, G.Flag, Holds != G.FlagNegated);
 }
 
 AtomId Analyzer::paramRemoteAtom(OriginId Origin) {

@@ -82,6 +82,21 @@ int32_t Analyzer::indexOf(const Expr *Index) const {
   return PathStep::Any;
 }
 
+LocationList Analyzer::elementsAt(const LocationList &Bases, const Expr *Index,
+                                  const State &S) const {
+  int32_t I = indexOf(Index);
+  if (I == PathStep::Any && !S.Indices.empty())
+    if (const VarDecl *K = indexVariable(Index))
+      if (auto Known = S.Indices.find(K); Known != S.Indices.end()) {
+        LocationList Result;
+        for (int32_t One : Known->second)
+          for (const Location &B : Bases)
+            addLocation(Result, B.child(PathStep::element(One)));
+        return Result;
+      }
+  return children(Bases, PathStep::element(I));
+}
+
 LocationList Analyzer::resolve(const Expr *E, const State &S) {
   E = sameObject(E);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
@@ -111,7 +126,7 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
     const Expr *Base = ASE->getBase()->IgnoreParens();
     if (const auto *Decay = dyn_cast<ImplicitCastExpr>(Base);
         Decay && Decay->getCastKind() == CK_ArrayToPointerDecay)
-      return children(resolve(Decay->getSubExpr(), S), PathStep::element(indexOf(ASE->getIdx())));
+      return elementsAt(resolve(Decay->getSubExpr(), S), ASE->getIdx(), S);
     return widened(designated(Base, S));
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
@@ -132,9 +147,8 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
     switch (Op->getOperator()) {
     case OO_Subscript:
       if (TS.Kind == Shape::Sequence || TS.Kind == Shape::FixedArray)
-        return children(resolve(Object, S),
-                        PathStep::element(Op->getNumArgs() > 1 ? indexOf(Op->getArg(1))
-                                                               : PathStep::Any));
+        return elementsAt(resolve(Object, S), Op->getNumArgs() > 1 ? Op->getArg(1) : nullptr,
+                          S);
       if (TS.Kind == Shape::Pointer)
         return designated(Object, S);
       break;
@@ -177,8 +191,9 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
       else if (Name == "back" && TS.Kind == Shape::Sequence && Base().size() == 1) {
         if (std::optional<unsigned> Size = knownSize(Base()[0], S); Size && *Size > 0)
           Index = int32_t(*Size - 1);
-      } else if (MC->getNumArgs() > 0)
-        Index = indexOf(MC->getArg(0));
+      } else if (MC->getNumArgs() > 0) {
+        return elementsAt(Base(), MC->getArg(0), S); // at(k)
+      }
       return children(Base(), PathStep::element(Index));
     }
     case MethodEffect::Designated:
@@ -546,6 +561,7 @@ void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Upd
   bool Replace = How == Update::Strong && Locs.size() == 1 && Locs[0].isSingle();
   pendingOverwritten(Locs, S);
   for (const Location &L : Locs) {
+    forgetFlagsBelow(L, S); // An object written whole: its members' flags go.
     // A test of what was there says nothing of what is now.
     for (auto It = S.Guards.begin(); It != S.Guards.end();)
       It = llvm::any_of(It->second.Subjects,
@@ -600,6 +616,7 @@ void Analyzer::writeTargets(const LocationList &Locs, const LocationList &Target
       escapeBelow(Targets, S);
       continue;
     }
+    forgetFlagsBelow(L, S);
     if (L.Kind == Location::Object && L.Root == ObjectClass)
       WroteObject = true;
     Cell &C = S.Cells[Replace ? L : weakTarget(L)];
@@ -619,6 +636,8 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
     return;
   }
   std::map<Location, Cell> Collected;
+  // The flags of the one object copied, by where they go (Flags.cpp).
+  std::map<Location, FlagValue> Flags;
   bool Unknown = false;
   for (const Location &F : From) {
     if (F.isUnknown()) {
@@ -629,6 +648,15 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
          It != S.Cells.end() && It->first.Kind == F.Kind && It->first.Root == F.Root; ++It) {
       if (!F.mayAlias(It->first))
         continue;
+      if (It->second.Flag) {
+        if (From.size() == 1) {
+          Location Source = F.child(F.suffixOf(It->first).steps());
+          Location Dest = To.child(F.suffixOf(It->first).steps());
+          if (!Dest.isUnknown())
+            Flags.emplace(Dest, flagAt(Source, S));
+        }
+        continue;
+      }
       Location Dest = To.child(F.suffixOf(It->first).steps());
       if (Dest.isUnknown())
         continue;
@@ -643,6 +671,7 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
     pendingOverwritten({To}, S);
     eraseBelow(To, S);
   }
+  copyFlags(Flags, To, Replace, S);
   for (auto &[L, C] : Collected) {
     if (Unknown) {
       C.Values.unionWith(unknown());
@@ -658,6 +687,7 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
 void Analyzer::forgetBelow(const Location &L, State &S) {
   if (L.isUnknown())
     return;
+  forgetFlagsBelow(L, S);
   for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
        It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
     if (!L.mayAlias(It->first))

@@ -56,11 +56,20 @@ State joinStates(const State &A, const State &B) {
   auto I = A.Cells.begin(), J = B.Cells.begin();
   auto Hint = R.Cells.end();
   while (I != A.Cells.end() || J != B.Cells.end()) {
+    // A flag known on one side only, or different on the two, is unknown:
+    // no cell.
     if (J == B.Cells.end() || (I != A.Cells.end() && I->first < J->first)) {
-      Hint = R.Cells.emplace_hint(Hint, I->first, Tagged(I->second, TagA));
+      if (!I->second.Flag)
+        Hint = R.Cells.emplace_hint(Hint, I->first, Tagged(I->second, TagA));
       ++I;
     } else if (I == A.Cells.end() || J->first < I->first) {
-      Hint = R.Cells.emplace_hint(Hint, J->first, Tagged(J->second, TagB));
+      if (!J->second.Flag)
+        Hint = R.Cells.emplace_hint(Hint, J->first, Tagged(J->second, TagB));
+      ++J;
+    } else if (I->second.Flag || J->second.Flag) {
+      if (I->second.Flag == J->second.Flag)
+        Hint = R.Cells.emplace_hint(Hint, I->first, I->second);
+      ++I;
       ++J;
     } else {
       Cell C = I->second == J->second && TagA.empty() && TagB.empty()
@@ -83,6 +92,22 @@ State joinStates(const State &A, const State &B) {
       auto It = B.Guards.find(Var);
       if (It != B.Guards.end() && It->second == G)
         R.Guards.emplace(Var, G);
+    }
+  }
+  // An index known on both sides is one of either's.
+  if (A.Indices == B.Indices) {
+    R.Indices = A.Indices;
+  } else {
+    for (const auto &[Var, Known] : A.Indices) {
+      auto It = B.Indices.find(Var);
+      if (It == B.Indices.end())
+        continue;
+      llvm::SmallVector<int32_t, 2> Either = Known;
+      for (int32_t I : It->second)
+        if (!llvm::is_contained(Either, I))
+          Either.push_back(I);
+      llvm::sort(Either);
+      R.Indices.emplace(Var, std::move(Either));
     }
   }
   // An origin absent on one side is idle there. The lifecycles of a loop's

@@ -212,6 +212,8 @@ void Analyzer::recordReturn(const Expr *Returned, State &S, unsigned Depth) {
   auto [First, Last] = S.cellsBelow(Scratch);
   ValueSet All;
   for (auto It = First; It != Last; ++It) {
+    if (It->second.Flag)
+      continue; // What a caller learns of a returned object is its copies.
     All.unionWith(It->second.Values);
     for (const Location &L : It->second.Targets)
       if (!L.isUnknown())
@@ -291,6 +293,8 @@ void Analyzer::summarise(const FunctionDecl &FD, const State &Exit) {
     Location Object = Location::object(ObjectClass);
     for (auto It = Exit.Cells.lower_bound(Object);
          It != Exit.Cells.end() && Object.isPrefixOf(It->first); ++It) {
+      if (It->second.Flag)
+        continue;
       if (It->second.Targets.empty()) {
         addPathValues(Summary.ObjectStores, Object.suffixOf(It->first),
                       toSummary(It->second.Values));

@@ -121,6 +121,8 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
                                  : designated(BO, S);
       writeTargets(resolve(BO->getLHS(), S), Targets, S, Update::Strong);
     }
+    if (T->isBooleanType())
+      assignFlag(BO, S); // `i.remote = true;`
     if (const VarDecl *VD = writtenVar(BO->getLHS())) {
       invalidateVar(VD, S);
       // `remote = d.is_remote();`, `s.remote = far;`: a test kept.
@@ -259,6 +261,7 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
   // left (unknown here), and what it holds outlives the call (escapes).
   if (VD->isStaticLocal()) {
     escapeBelow({Here}, S);
+    forgetFlagsBelow(Here, S);
     auto [First, Last] = S.cellsBelow(Here);
     for (auto It = First; It != Last; ++It)
       if (It->second.Targets.empty())
@@ -304,8 +307,11 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
                           bool Report, unsigned Depth) {
   const TypeShape &TS = Types.shapeOf(T);
   Shape Kind = TS.Kind;
-  if (Kind == Shape::None)
+  if (Kind == Shape::None) {
+    if (T->isBooleanType())
+      initializeFlag(Dest, Init ? initialiser(Init) : nullptr, S); // `{copy, true}`
     return;
+  }
   auto Unknown = [&] {
     // A descriptor (or what a pointer designates) that the initialiser
     // builds goes where the model cannot follow it: it escapes (never
@@ -1061,6 +1067,7 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
       // assign(...), fill(...): the old elements go.
       for (const Location &L : Locs)
         if (L.isSingle()) {
+          forgetFlagsBelow(L, S);
           auto [First, Last] = S.cellsBelow(L);
           for (auto It = First; It != Last; ++It)
             It->second.Values = ValueSet();
@@ -1084,6 +1091,7 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
       for (const Location &L : Locs) {
         if (!L.isSingle())
           continue;
+        forgetFlagsBelow(L, S);
         auto [First, Last] = S.cellsBelow(L);
         for (auto It = First; It != Last; ++It)
           It->second.Values = ValueSet();
@@ -1104,6 +1112,7 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
       // A member function the table does not know may change what it holds.
       for (const Location &L : Locs) {
         escapeBelow({L}, S);
+        forgetFlagsBelow(L, S);
         auto [First, Last] = S.cellsBelow(L);
         for (auto It = First; It != Last; ++It)
           if (It->second.Targets.empty())

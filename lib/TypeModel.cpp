@@ -220,10 +220,14 @@ std::optional<PathStep> TypeModel::partStep(QualType T, unsigned Index) {
     const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
     unsigned I = 0;
     for (const FieldDecl *FD : RD->fields())
-      if (I++ == Index)
+      if (I++ == Index) {
         for (const TypePart &P : S.Parts)
           if (P.Step.FieldD == FD)
             return P.Step;
+        // A bool beside the descriptors: a flag's place (Flags.cpp).
+        if (FD->getType()->isBooleanType())
+          return PathStep::field(FD);
+      }
   }
   return std::nullopt;
 }

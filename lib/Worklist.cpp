@@ -341,6 +341,8 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
         llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
       for (const Location &T : C.Targets)
         llvm::errs() << "->" << T.str() << ",";
+      if (C.Flag)
+        llvm::errs() << (C.Flag == FlagTrue ? "true" : "false");
       llvm::errs() << "}";
     }
     llvm::errs() << "\n";

@@ -89,6 +89,12 @@ public:
   /// bodies are elsewhere (ObjectCopies.cpp): one walk of the class's member
   /// functions however many names ask.
   bool writtenOutsideConstructors(const clang::FieldDecl &F);
+  /// True when code of the translation unit may write the bool member \p F
+  /// other than by an assignment to it (a reference or pointer bound to it,
+  /// an argument of a reference parameter): what a flag the analysis keeps
+  /// for it cannot follow (Flags.cpp). One walk of the translation unit,
+  /// on the first question.
+  bool flagWrittenUnseen(const clang::FieldDecl &F, clang::ASTContext &Ctx);
   /// True when calling \p MD on an object can do nothing with the copies,
   /// semaphores and buffers it holds: its body is here, it is not virtual,
   /// it uses the API nowhere (nor do the functions it calls), and it names
@@ -197,6 +203,8 @@ private:
   llvm::DenseMap<const clang::CXXRecordDecl *,
                  std::optional<llvm::DenseSet<const clang::FieldDecl *>>>
       FieldsWritten;
+  /// flagWrittenUnseen's walk: the members it found.
+  std::optional<llvm::DenseSet<const clang::FieldDecl *>> FlagsWrittenUnseen;
   /// leavesObjectAlone's answers; false while one is being made (a cycle).
   llvm::DenseMap<const clang::CXXMethodDecl *, bool> ObjectLeftAlone;
   /// By class: the members something names; nullopt: any may be read.

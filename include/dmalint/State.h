@@ -4,10 +4,14 @@
 //
 //   Cells       location -> what it holds: the descriptor values that may be
 //               there (Values.h), or, for a pointer, reference, iterator or
-//               smart pointer, the locations it may designate (Location.h);
+//               smart pointer, the locations it may designate (Location.h),
+//               or, for a bool member beside descriptors (`{copy, true}`),
+//               the constant it holds (Flags.cpp);
 //   Facts       the atoms known on every path here (Facts.h);
 //   Guards      bool variables, and bool members of local variables, that
 //               hold `d.is_remote()` for some d or another test;
+//   Indices     local integer variables known to hold one of a few constant
+//               indices: a branch on a flag read at `a[k]` decided it;
 //   Life        the lifecycle of each descriptor origin that is not surely
 //               idle: in flight, send side waited, receive side waited;
 //   Pending     `wait_send` calls whose descriptor has not yet had a
@@ -34,13 +38,19 @@
 
 namespace dmalint {
 
+/// What a bool member or part (a flag) is known to hold.
+enum FlagValue : uint8_t { FlagUnknown = 0, FlagFalse = 1, FlagTrue = 2 };
+
 /// What a location holds.
 struct Cell {
   ValueSet Values;       ///< A descriptor, or an optional argument's engagement.
   LocationList Targets;  ///< What a pointer, reference or iterator may designate.
+  /// A bool member or part: its constant. A cell with a flag holds nothing
+  /// else, and goes when the flag becomes unknown (no cell: unknown).
+  FlagValue Flag = FlagUnknown;
 
   friend bool operator==(const Cell &A, const Cell &B) {
-    return A.Values == B.Values && A.Targets == B.Targets;
+    return A.Values == B.Values && A.Targets == B.Targets && A.Flag == B.Flag;
   }
   friend bool operator!=(const Cell &A, const Cell &B) { return !(A == B); }
 };
@@ -58,12 +68,19 @@ struct Guard {
   /// with the bool's own; AliasNegated for `remote = !far;`.
   std::optional<AtomId> Alias;
   bool AliasNegated = false;
+  /// A bool member read where the condition is (`i.remote`, `it->remote`,
+  /// a structured binding): which objects the reference or iterator it is
+  /// read through may designate narrows to those whose flag has the
+  /// branch's value (Flags.cpp). FlagNegated for `!i.remote`.
+  const clang::Expr *Flag = nullptr;
+  bool FlagNegated = false;
 
-  bool empty() const { return !Atom && !Alias && Subjects.empty(); }
+  bool empty() const { return !Atom && !Alias && Subjects.empty() && !Flag; }
   friend bool operator==(const Guard &A, const Guard &B) {
     return A.Atom == B.Atom && A.Negated == B.Negated && A.Subjects == B.Subjects &&
            A.SubjectsNegated == B.SubjectsNegated && A.Alias == B.Alias &&
-           A.AliasNegated == B.AliasNegated;
+           A.AliasNegated == B.AliasNegated && A.Flag == B.Flag &&
+           A.FlagNegated == B.FlagNegated;
   }
 };
 
@@ -95,6 +112,8 @@ struct State {
   FactSet Facts;
   /// By the bool's location: a variable, or a member of a local (`s.remote`).
   std::map<Location, Guard> Guards;
+  /// `k` after `if (slots[k].remote)`: the indices whose flag allowed it.
+  std::map<const clang::VarDecl *, llvm::SmallVector<int32_t, 2>> Indices;
   std::vector<std::pair<OriginId, LifeMask>> Life; ///< Sorted by origin.
   std::vector<PendingReceive> Pending;             ///< Sorted.
 
@@ -108,7 +127,8 @@ struct State {
 
   friend bool operator==(const State &A, const State &B) {
     return A.Reachable == B.Reachable && A.Cells == B.Cells && A.Facts == B.Facts &&
-           A.Guards == B.Guards && A.Life == B.Life && A.Pending == B.Pending;
+           A.Guards == B.Guards && A.Indices == B.Indices && A.Life == B.Life &&
+           A.Pending == B.Pending;
   }
   friend bool operator!=(const State &A, const State &B) { return !(A == B); }
 };

@@ -162,4 +162,23 @@ TEST(Join, GuardsOnlyWhereBothAgree) {
   EXPECT_TRUE(J.Guards.count(V));
 }
 
+TEST(Join, FlagsOnlyWhereBothAgree) {
+  // A flag is a constant on every path or unknown: one side's alone, or two
+  // different ones, leave no cell.
+  Location V = Location::variable(reinterpret_cast<const clang::VarDecl *>(0x3000));
+  Location Same = V.child(PathStep::element(0)), Differ = V.child(PathStep::element(1)),
+           OneSide = V.child(PathStep::element(2));
+  State A, B;
+  A.Cells[Same].Flag = FlagTrue;
+  B.Cells[Same].Flag = FlagTrue;
+  A.Cells[Differ].Flag = FlagTrue;
+  B.Cells[Differ].Flag = FlagFalse;
+  A.Cells[OneSide].Flag = FlagFalse;
+  State J = joinStates(A, B);
+  EXPECT_EQ(J.Cells.size(), 1u);
+  ASSERT_TRUE(J.Cells.count(Same));
+  EXPECT_EQ(J.Cells[Same].Flag, FlagTrue);
+  EXPECT_FALSE(A == B);
+}
+
 } // namespace

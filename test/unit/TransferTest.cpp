@@ -184,6 +184,66 @@ TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
   EXPECT_EQ(X.waitSend(2), "definite"); // The copy it tested was replaced.
 }
 
+TEST(Flags, FlagReadThroughTheLoopReferenceKeepsItsElements) {
+  // `{copy, true}` beside each copy, and a branch on the flag through the
+  // loop's reference: only the elements whose flag has the branch's value.
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
+             "void mark(Issued &x) { x.remote = true; }\n"
+             "void k" + KernelParams +
+             " { std::vector<Issued> v; v.push_back({R, true}); v.push_back({L, false});"
+             " for (auto &e : v) { if (e.remote) e.copy.wait_send(); }"
+             " for (auto &e : v) { if (!e.remote) e.copy.wait_send(); }"
+             " for (auto &e : v) { e.copy.wait_send(); }"
+             " v[1].remote = true; for (auto &e : v) { if (e.remote) e.copy.wait_send(); }"
+             " std::vector<Issued> w; w.push_back({R, true}); w.push_back({L, false}); mark(w[1]);"
+             " for (auto &e : w) { if (e.remote) e.copy.wait_send(); } }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite"); // Only the local copy is flagged false.
+  EXPECT_EQ(X.waitSend(2), "maybe");
+  EXPECT_EQ(X.waitSend(3), "maybe");    // Reassigned: both are flagged true.
+  EXPECT_EQ(X.waitSend(4), "maybe");    // The helper changed w[1]'s flag.
+}
+
+TEST(Flags, ALocalsOwnFlagDecidesTheBranch) {
+  Analysed X(std::string(Prelude) + "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
+             "void k" + KernelParams +
+             " { Issued x{L, false}; if (x.remote) x.copy.wait_send();"
+             " Issued y{L, true}; if (y.remote) y.copy.wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "definite"); // x's branch never runs: y's is the only one.
+  EXPECT_EQ(X.waitSend(1), "not reached");
+}
+
+TEST(Flags, FlagReadAtAnIndexVariableNarrowsTheIndex) {
+  // `if (a[k].remote)`: k is one of the indices whose flag allows the
+  // branch, for every container it indexes, until k is written.
+  Analysed X(std::string(Prelude) + "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
+             "void k" + KernelParams +
+             " { Issued sl[2] = {{L, false}, {R, true}};"
+             " AsyncCopyDescriptor same[2] = {L, R};"
+             " for (int k = 0; k < 2; ++k) { if (sl[k].remote) sl[k].copy.wait_send(); }"
+             " for (int k = 0; k < 2; ++k) { if (sl[k].remote) same[k].wait_send(); }"
+             " for (int k = 0; k < 2; ++k) { if (!sl[k].remote) sl[k].copy.wait_send(); }"
+             " for (int k = 0; k < 2; ++k) { if (sl[k].remote) { k = 0; sl[k].copy.wait_send(); } } }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");    // k is 1 there: same[1] is remote.
+  EXPECT_EQ(X.waitSend(2), "definite");
+  EXPECT_EQ(X.waitSend(3), "maybe");    // k written after the test.
+}
+
+TEST(Flags, AReferenceOrPointerToTheMemberMakesItUntrusted) {
+  // A bool reference bound to the member may write it anywhere: no flag of
+  // that member is used, in any function.
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
+             "void set(bool &);\n"
+             "void k" + KernelParams +
+             " { std::vector<Issued> v; v.push_back({R, true}); v.push_back({L, false});"
+             " for (auto &e : v) { if (e.remote) e.copy.wait_send(); } }\n"
+             "void elsewhere(Issued &x) { set(x.remote); }\n");
+  EXPECT_EQ(X.waitSend(0), "maybe");
+}
+
 TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
   Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
                     " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"

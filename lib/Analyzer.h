@@ -77,6 +77,20 @@ bool mayHoldSemaphore(const clang::FieldDecl &F, const ApiIndex &Api);
 /// `std::get<1>(pair)`, a structured binding of one); null for anything
 /// else (Flags.cpp).
 const clang::FieldDecl *flagField(const clang::Expr *E);
+/// What a flag is known to hold (Cell::Flag, Cell::FlagOf).
+struct KnownFlag {
+  FlagValue Value = FlagUnknown;
+  const clang::FieldDecl *Of = nullptr;
+};
+/// One object a flag read may be about, and what its flag says of the
+/// branch (Flags.cpp).
+struct FlagCandidate {
+  Location Object;   ///< What the reference designates (refineFlag).
+  int32_t Index = 0; ///< Or the index (refineIndex); PathStep::Summary: one written at an unknown one.
+  LocationList FlagsAt;
+  bool Excluded = false;         ///< Every flag there is surely the other value.
+  const clang::FieldDecl *Of = nullptr; ///< Every flag there is is_remote() of this member.
+};
 /// The local integer variable a subscript's index is (`k` of `a[k]`), whose
 /// value a branch may narrow (State::Indices); null for anything else.
 const clang::VarDecl *indexVariable(const clang::Expr *Index);
@@ -240,19 +254,37 @@ public:
   Location scratch() { return Location::scratch(++ScratchIds); }
 
   // -------------------------------------------------------- Flags.cpp ---
-  /// The constant the bool member at \p X holds on this path, if known (an
-  /// element at a constant index: and any written at an unknown index).
-  FlagValue flagAt(const Location &X, const State &S) const;
+  /// What the bool member at \p X holds on this path, if known (an element
+  /// at a constant index: and any written at an unknown index).
+  KnownFlag flagAt(const Location &X, const State &S) const;
   /// The flags at and below \p L are unknown now.
   void forgetFlagsBelow(const Location &L, State &S);
-  /// copyObject's flags: \p Flags (by where they go) into the object \p To.
-  void copyFlags(const std::map<Location, FlagValue> &Flags, const Location &To, bool Replace,
-                 State &S);
-  /// The constant \p E gives a bool: a constant, or is_remote() of a copy
-  /// of known kind.
+  /// The descriptor at \p L changed: no flag equals its is_remote() now
+  /// (\p KeepBelow: but those in the object L, which a copy of a whole
+  /// object brings along). Nothing while copyObject writes (CopyingInto).
+  void forgetFlagsOf(const Location &L, State &S, bool KeepBelow = false);
+  /// copyObject's flags: \p Flags (by where they go) into the object \p To
+  /// (\p Fresh: which held nothing before).
+  void copyFlags(const std::map<Location, KnownFlag> &Flags, const Location &To, bool Replace,
+                 bool Fresh, State &S);
+  /// Whether the object a weak write to \p To lands in holds nothing yet.
+  bool freshObject(const Location &To, State &S);
+  /// The object copyObject is writing: the flags below it go with it.
+  const Location *CopyingInto = nullptr;
+  /// The constant \p E gives a bool: a constant, a condition this path
+  /// decided, or is_remote() of a copy of known kind.
   FlagValue flagValue(const clang::Expr *E, State const &S);
+  /// Whether every copy in \p VS is remote (true) or every one local
+  /// (false); nullopt for a mix, an unknown kind, or none.
+  std::optional<bool> kindOf(const ValueSet &VS) const;
   /// The bool member at \p Dest is built from \p Init.
   void initializeFlag(const Location &Dest, const clang::Expr *Init, State &S);
+  /// The members of the object at \p Object were just built from their
+  /// initialisers (\p Members): a bool among them that equals is_remote()
+  /// of a descriptor member beside it remembers which (Cell::FlagOf).
+  void relateFlags(const Location &Object,
+                   llvm::ArrayRef<std::pair<const clang::FieldDecl *, const clang::Expr *>> Members,
+                   State &S);
   /// `x.remote = ...`, `remote |= ...`: the flags it writes.
   void assignFlag(const clang::BinaryOperator *BO, State &S);
   /// A call may write the bool members of what it is handed by reference
@@ -262,12 +294,20 @@ public:
                        const LocationList *Object, State &S);
   /// A branch where the bool member \p E reads \p Value: what the variable
   /// it is read through designates narrows to the objects whose flag may
-  /// be that; a local's own flag of the other value makes it unreachable.
+  /// be that (and, where those flags equal is_remote() of a member beside
+  /// them, the branch tests those members); a local's own flag of the other
+  /// value makes it unreachable.
   void refineFlag(State &S, const clang::Expr *E, bool Value);
   /// refineFlag for a flag read at `a[k]`: the indices k may hold narrow to
-  /// those whose flag is not \p Other (State::Indices).
-  void refineIndex(State &S, const clang::Expr *E, const clang::VarDecl *K, FlagValue Other,
+  /// those whose flag may be \p Value (State::Indices).
+  void refineIndex(State &S, const clang::Expr *E, const clang::VarDecl *K, bool Value,
                    llvm::function_ref<bool()> Trusted);
+  /// What refineFlag and refineIndex do with what each candidate's flags
+  /// said: \p Keep the candidates left, or make the path unreachable, and
+  /// test the members their flags equal is_remote() of.
+  void narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates, bool Value,
+                     llvm::function_ref<bool()> Trusted,
+                     llvm::function_ref<void(llvm::ArrayRef<const FlagCandidate *>)> Keep);
   /// Set once a flag is kept: until then no flag is looked for.
   bool FlagsSeen = false;
   /// The constant index of a subscript, or PathStep::Any.

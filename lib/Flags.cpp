@@ -204,13 +204,49 @@ bool AnalysisCache::flagWrittenUnseen(const FieldDecl &F, ASTContext &C) {
   return FlagsWrittenUnseen->contains(&F);
 }
 
-FlagValue Analyzer::flagAt(const Location &X, const State &S) const {
-  if (X.isUnknown() || X.hasAnyElement())
-    return FlagUnknown;
+KnownFlag Analyzer::flagAt(const Location &X, const State &S) const {
+  if (X.isUnknown())
+    return {};
+  if (X.hasAnyElement()) {
+    // Every element's: each one the state holds must have one, and they
+    // must agree (as constants, or as is_remote() of the same member).
+    unsigned AnyCount = 0, At = 0;
+    for (unsigned I = 0; I < X.Path.Depth; ++I)
+      if (X.Path.Steps[I].isAnyElement()) {
+        ++AnyCount;
+        At = I;
+      }
+    if (AnyCount != 1)
+      return {};
+    Location Container = X;
+    Container.Path.Depth = At;
+    llvm::SmallVector<int32_t, 4> Elements;
+    for (auto It = S.Cells.lower_bound(Container);
+         It != S.Cells.end() && Container.isPrefixOf(It->first); ++It)
+      if (It->first.Path.Depth > At && It->first.Path.Steps[At].K == PathStep::Element &&
+          (!It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag) &&
+          !llvm::is_contained(Elements, It->first.Path.Steps[At].Index))
+        Elements.push_back(It->first.Path.Steps[At].Index);
+    KnownFlag All;
+    bool First = true;
+    for (int32_t Index : Elements) {
+      Location One = X;
+      One.Path.Steps[At].Index = Index;
+      KnownFlag K = flagAt(One, S);
+      if (!K.Value)
+        return {};
+      if (First)
+        All = K;
+      else if (!mergeFlags(All.Value, All.Of, K.Value, K.Of))
+        return {};
+      First = false;
+    }
+    return All;
+  }
   auto It = S.Cells.find(X);
   if (It == S.Cells.end() || !It->second.Flag)
-    return FlagUnknown;
-  FlagValue V = It->second.Flag;
+    return {};
+  KnownFlag K{It->second.Flag, It->second.FlagOf};
   // An element at a constant index may be one written at an unknown index:
   // the summary's flag counts too, once the summary holds an element.
   for (unsigned I = 0; I < X.Path.Depth; ++I) {
@@ -220,8 +256,8 @@ FlagValue Analyzer::flagAt(const Location &X, const State &S) const {
     Alternative.Path.Steps[I].Index = PathStep::Summary;
     auto A = S.Cells.find(Alternative);
     if (A != S.Cells.end() && A->second.Flag) {
-      if (A->second.Flag != V)
-        return FlagUnknown;
+      if (!mergeFlags(K.Value, K.Of, A->second.Flag, A->second.FlagOf))
+        return {};
       continue;
     }
     Location Element = Alternative;
@@ -229,40 +265,70 @@ FlagValue Analyzer::flagAt(const Location &X, const State &S) const {
     auto [First, Last] = const_cast<State &>(S).cellsBelow(Element);
     for (auto C = First; C != Last; ++C)
       if (!C->second.Values.empty() || !C->second.Targets.empty() || C->second.Flag)
-        return FlagUnknown;
+        return {};
   }
-  return V;
+  return K;
 }
 
 void Analyzer::forgetFlagsBelow(const Location &L, State &S) {
   if (!FlagsSeen || L.isUnknown())
     return;
   for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
-       It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
+       It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;)
     It = It->second.Flag && L.mayAlias(It->first) ? S.Cells.erase(It) : std::next(It);
+}
+
+/// Where the descriptor member a flag at \p FlagAt equals is_remote() of is.
+static Location flagSubject(const Location &FlagAt, const FieldDecl *Of) {
+  Location Parent = FlagAt;
+  --Parent.Path.Depth;
+  return Parent.child(PathStep::field(Of));
+}
+
+void Analyzer::forgetFlagsOf(const Location &L, State &S, bool KeepBelow) {
+  if (!FlagsSeen || L.isUnknown() || (CopyingInto && !KeepBelow))
+    return;
+  for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
+       It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
+    Cell &C = It->second;
+    bool Below = KeepBelow && It->first.Path.Depth > L.Path.Depth && L.mayAlias(It->first);
+    if (!C.FlagOf || Below || !flagSubject(It->first, C.FlagOf).overlaps(L)) {
+      ++It;
+      continue;
+    }
+    // The copy changed: a constant stays, the relation goes.
+    C.FlagOf = nullptr;
+    It = C.Flag == FlagIsRemote ? S.Cells.erase(It) : std::next(It);
   }
 }
 
-void Analyzer::copyFlags(const std::map<Location, FlagValue> &Flags, const Location &To,
-                         bool Replace, State &S) {
+bool Analyzer::freshObject(const Location &To, State &S) {
+  auto [First, Last] = S.cellsBelow(summaryOf(To));
+  for (auto It = First; It != Last; ++It)
+    if (!It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag)
+      return false;
+  return true;
+}
+
+void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Location &To,
+                         bool Replace, bool Fresh, State &S) {
+  auto Set = [&](const Location &L, const KnownFlag &K) {
+    Cell &C = S.Cells[L];
+    C.Flag = K.Value;
+    C.FlagOf = K.Of;
+    FlagsSeen = true;
+  };
   if (Replace) {
-    for (const auto &[L, V] : Flags)
-      if (V) {
-        S.Cells[L].Flag = V;
-        FlagsSeen = true;
-      }
+    for (const auto &[L, K] : Flags)
+      if (K.Value)
+        Set(L, K);
     return;
   }
   if (!FlagsSeen && Flags.empty())
     return;
   // To may now hold the object copied or what it held: a flag stays where
-  // both agree. An object that held nothing (a fresh slot, an empty
-  // summary of elements) takes the copy's.
-  Location Target = summaryOf(To);
-  bool Fresh = true;
-  auto [First, Last] = S.cellsBelow(Target);
-  for (auto It = First; It != Last && Fresh; ++It)
-    Fresh = It->second.Values.empty() && It->second.Targets.empty() && !It->second.Flag;
+  // both agree. An object that held nothing (\p Fresh: a fresh slot, an
+  // empty summary of elements) takes the copy's.
   for (auto It = S.Cells.lower_bound(Location{To.Kind, To.Root, {}});
        It != S.Cells.end() && It->first.Kind == To.Kind && It->first.Root == To.Root;) {
     if (!It->second.Flag || !To.mayAlias(It->first)) {
@@ -270,16 +336,16 @@ void Analyzer::copyFlags(const std::map<Location, FlagValue> &Flags, const Locat
       continue;
     }
     auto Copied = Flags.find(To.child(To.suffixOf(It->first).steps()));
-    It = Copied == Flags.end() || Copied->second != It->second.Flag ? S.Cells.erase(It)
-                                                                     : std::next(It);
+    bool Kept = Copied != Flags.end() &&
+                mergeFlags(It->second.Flag, It->second.FlagOf, Copied->second.Value,
+                           Copied->second.Of);
+    It = Kept ? std::next(It) : S.Cells.erase(It);
   }
   if (!Fresh)
     return;
-  for (const auto &[L, V] : Flags)
-    if (V) {
-      S.Cells[summaryOf(L)].Flag = V;
-      FlagsSeen = true;
-    }
+  for (const auto &[L, K] : Flags)
+    if (K.Value)
+      Set(summaryOf(L), K);
 }
 
 FlagValue Analyzer::flagValue(const Expr *E, const State &S) {
@@ -287,22 +353,34 @@ FlagValue Analyzer::flagValue(const Expr *E, const State &S) {
     return FlagUnknown;
   if (std::optional<bool> Constant = constantCondition(E))
     return *Constant ? FlagTrue : FlagFalse;
-  // `{copy, copy.is_remote()}` of a copy whose kind is known.
   bool Positive = true;
-  const auto *Call = dyn_cast<CXXMemberCallExpr>(bareCondition(E, Positive, true));
-  if (!Call || role(Call->getMethodDecl()) != ApiRole::IsRemote)
+  const Expr *Bare = bareCondition(E, Positive, true);
+  // `{copy, copy.is_remote()}` of a copy whose kind is known.
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(Bare);
+  if (!Call || role(Call->getMethodDecl()) != ApiRole::IsRemote) {
+    // A condition this path decided (`{copy, remote}` under `if (remote)`).
+    Positive = true;
+    if (std::optional<AtomId> Atom = conditionAtom(E, Positive))
+      if (std::optional<bool> Known = S.Facts.lookup(*Atom))
+        return *Known == Positive ? FlagTrue : FlagFalse;
     return FlagUnknown;
+  }
   ValueSet VS = read(objectLocations(Call, S), S);
-  if (VS.empty())
+  std::optional<bool> Remote = kindOf(VS);
+  if (!Remote)
     return FlagUnknown;
+  return *Remote == Positive ? FlagTrue : FlagFalse;
+}
+
+std::optional<bool> Analyzer::kindOf(const ValueSet &VS) const {
   std::optional<bool> Remote;
   for (const Value &V : VS.values()) {
     Remoteness K = Out.Origins[V.Origin].Kind;
     if (K == Remoteness::Unknown || (Remote && *Remote != (K == Remoteness::Remote)))
-      return FlagUnknown;
+      return std::nullopt;
     Remote = K == Remoteness::Remote;
   }
-  return *Remote == Positive ? FlagTrue : FlagFalse;
+  return Remote;
 }
 
 void Analyzer::initializeFlag(const Location &Dest, const Expr *Init, State &S) {
@@ -313,6 +391,81 @@ void Analyzer::initializeFlag(const Location &Dest, const Expr *Init, State &S) 
   if (V && Dest.isSingle()) {
     S.Cells[Dest].Flag = V;
     FlagsSeen = true;
+  }
+}
+
+/// The same object, named the same way (`c` and `c`, `s.copy` and `s.copy`).
+static bool sameObject(const Expr *A, const Expr *B) {
+  A = A->IgnoreParenImpCasts();
+  B = B->IgnoreParenImpCasts();
+  if (const auto *DA = dyn_cast<DeclRefExpr>(A)) {
+    const auto *DB = dyn_cast<DeclRefExpr>(B);
+    return DB && DA->getDecl() == DB->getDecl() && isa<VarDecl>(DA->getDecl());
+  }
+  if (const auto *MA = dyn_cast<MemberExpr>(A)) {
+    const auto *MB = dyn_cast<MemberExpr>(B);
+    return MB && !MA->isArrow() && !MB->isArrow() &&
+           MA->getMemberDecl() == MB->getMemberDecl() && sameObject(MA->getBase(), MB->getBase());
+  }
+  return false;
+}
+
+void Analyzer::relateFlags(const Location &Object,
+                           llvm::ArrayRef<std::pair<const FieldDecl *, const Expr *>> Members,
+                           State &S) {
+  for (const auto &[Flag, FlagInit] : Members) {
+    if (!Flag->getType()->isBooleanType() || !FlagInit)
+      continue;
+    Location At = Object.child(PathStep::field(Flag));
+    if (!flagPlace(At) || !At.isSingle())
+      continue;
+    FlagValue Constant = flagValue(FlagInit, S);
+    bool Positive = true;
+    const Expr *Bare = bareCondition(FlagInit, Positive, true);
+    const auto *Test = dyn_cast<CXXMemberCallExpr>(Bare);
+    if (Test && role(Test->getMethodDecl()) != ApiRole::IsRemote)
+      Test = nullptr;
+    bool AtomPositive = true;
+    std::optional<AtomId> Atom = Test ? std::nullopt : conditionAtom(FlagInit, AtomPositive);
+    for (const auto &[Copy, CopyInit] : Members) {
+      if (Copy == Flag || !CopyInit || !Types.isDescriptor(Copy->getType()))
+        continue;
+      ValueSet Held = read({Object.child(PathStep::field(Copy))}, S);
+      if (Held.empty())
+        continue;
+      bool Related = false;
+      if (Test && Positive) {
+        // `{c, c.is_remote()}`: the copy made of c, and c's test.
+        const Expr *Source = withoutWrappers(CopyInit, /*Conversions=*/true);
+        if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Source);
+            Construct && Construct->getConstructor()->isCopyOrMoveConstructor() &&
+            Construct->getNumArgs() >= 1)
+          Source = withoutWrappers(Construct->getArg(0), /*Conversions=*/true);
+        Related = Source && Source->isGLValue() && Test->getImplicitObjectArgument() &&
+                  sameObject(Source, Test->getImplicitObjectArgument());
+      } else if (Constant == FlagTrue || Constant == FlagFalse) {
+        // `{remote_copy, true}`: every copy there is of the kind it says.
+        std::optional<bool> Remote = kindOf(Held);
+        Related = Remote && *Remote == (Constant == FlagTrue);
+      } else if (Atom) {
+        // `{c, remote}` with `c = remote ? ... : ...`: each copy there was
+        // built where the condition had the value the copy's kind says.
+        Related = llvm::all_of(Held.values(), [&](const Value &V) {
+          std::optional<bool> Holds = V.Assumed.lookup(*Atom);
+          Remoteness K = Out.Origins[V.Origin].Kind;
+          return Holds && K != Remoteness::Unknown &&
+                 (*Holds == AtomPositive) == (K == Remoteness::Remote);
+        });
+      }
+      if (!Related)
+        continue;
+      Cell &C = S.Cells[At];
+      C.FlagOf = Copy;
+      if (!C.Flag)
+        C.Flag = FlagIsRemote;
+      FlagsSeen = true;
+      break;
+    }
   }
 }
 
@@ -329,11 +482,13 @@ void Analyzer::assignFlag(const BinaryOperator *BO, State &S) {
       initializeFlag(L, BO->getRHS(), S);
       continue;
     }
-    // One of several: each keeps its flag only if it is the one written.
+    // One of several: each keeps what it had only where the value agrees.
     for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
-         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;)
-      It = It->second.Flag && L.mayAlias(It->first) && It->second.Flag != V ? S.Cells.erase(It)
-                                                                            : std::next(It);
+         It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
+      bool Kept = !It->second.Flag || !L.mayAlias(It->first) ||
+                  mergeFlags(It->second.Flag, It->second.FlagOf, V, nullptr);
+      It = Kept ? std::next(It) : S.Cells.erase(It);
+    }
   }
 }
 
@@ -469,6 +624,62 @@ static const VarDecl *flagIndexedBy(const Expr *E) {
   return nullptr;
 }
 
+/// Fills in what \p C's flags (at \p FlagsAt) say, against the branch's
+/// \p Other value. True when one was known.
+static bool judge(FlagCandidate &C, LocationList FlagsAt, FlagValue Other,
+                  llvm::function_ref<KnownFlag(const Location &)> FlagAt) {
+  C.FlagsAt = std::move(FlagsAt);
+  if (C.FlagsAt.empty())
+    return false;
+  bool First = true, AnyKnown = false;
+  C.Excluded = true;
+  for (const Location &L : C.FlagsAt) {
+    KnownFlag K = FlagAt(L);
+    AnyKnown |= K.Value != FlagUnknown;
+    C.Excluded &= K.Value == Other;
+    if (First)
+      C.Of = K.Of;
+    else if (C.Of != K.Of)
+      C.Of = nullptr;
+    First = false;
+  }
+  return AnyKnown;
+}
+
+void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates, bool Value,
+                             llvm::function_ref<bool()> Trusted,
+                             llvm::function_ref<void(llvm::ArrayRef<const FlagCandidate *>)> Keep) {
+  llvm::SmallVector<const FlagCandidate *, 4> Kept;
+  bool Narrowed = false;
+  for (const FlagCandidate &C : Candidates) {
+    if (C.Excluded)
+      Narrowed = true;
+    else
+      Kept.push_back(&C);
+  }
+  // Each kept object's flag is is_remote() of the same member beside it:
+  // the branch is that test, of those members.
+  const FieldDecl *Of = Kept.empty() ? nullptr : Kept.front()->Of;
+  for (const FlagCandidate *C : Kept)
+    if (C->Of != Of)
+      Of = nullptr;
+  if ((!Narrowed && !Of) || !Trusted())
+    return;
+  if (Kept.empty()) {
+    S.Reachable = false;
+    return;
+  }
+  if (Narrowed)
+    Keep(Kept);
+  if (!Of)
+    return;
+  Guard Test;
+  for (const FlagCandidate *C : Kept)
+    for (const Location &L : C->FlagsAt)
+      addLocation(Test.Subjects, flagSubject(L, Of));
+  refine(S, Test, Value);
+}
+
 void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
   if (!FlagsSeen)
     return;
@@ -476,34 +687,31 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
   if (!Field)
     return;
   const FlagValue Other = Value ? FlagFalse : FlagTrue;
-  // Whether every place \p Locs names surely holds the other value.
-  auto Excluded = [&](const LocationList &Locs) {
-    return !Locs.empty() &&
-           llvm::all_of(Locs, [&](const Location &L) { return flagAt(L, S) == Other; });
-  };
+  auto FlagAt = [&](const Location &L) { return flagAt(L, S); };
   auto Trusted = [&] {
     return !AnalysisCache::current().flagWrittenUnseen(*Field, Ctx);
   };
   const VarDecl *Through = flagReadThrough(E);
   if (!Through) {
     if (const VarDecl *K = flagIndexedBy(E))
-      refineIndex(S, E, K, Other, Trusted);
+      refineIndex(S, E, K, Value, Trusted);
     return;
   }
   auto Ref = S.Cells.find(Location::variable(Through));
   bool Designates = Ref != S.Cells.end() && !Ref->second.Targets.empty() &&
                     !(Through->getType()->isReferenceType() && decidedBinding(Through, S));
   if (!Designates) {
-    // A local's own member: the branch is decided.
-    if (Excluded(resolve(E, S)) && Trusted())
-      S.Reachable = false;
+    // A local's own member: the branch is decided, or is its copy's test.
+    FlagCandidate One;
+    if (judge(One, resolve(E, S), Other, FlagAt))
+      narrowByFlags(S, {One}, Value, Trusted, [](llvm::ArrayRef<const FlagCandidate *>) {});
     return;
   }
   // The objects the variable may designate, one by one: an element of a
   // container is each element the state knows, and those written at
   // unknown indices (unless the container's size is known).
   const LocationList Original = Ref->second.Targets;
-  LocationList Candidates;
+  LocationList Objects;
   for (const Location &T : Original) {
     if (T.isUnknown())
       return;
@@ -514,7 +722,7 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
         At = I;
       }
     if (AnyCount == 0) {
-      addLocation(Candidates, T);
+      addLocation(Objects, T);
       continue;
     }
     if (AnyCount > 1)
@@ -528,43 +736,59 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
       Location One = T;
       One.Path.Steps[At] = It->first.Path.Steps[At];
       if (T.mayAlias(One))
-        addLocation(Candidates, One);
+        addLocation(Objects, One);
     }
     if (!knownSize(Container, S)) {
       Location Summary = T;
       Summary.Path.Steps[At].Index = PathStep::Summary;
-      addLocation(Candidates, Summary);
+      addLocation(Objects, Summary);
     }
   }
-  LocationList Kept;
-  bool Narrowed = false;
-  for (const Location &C : Candidates) {
-    Ref->second.Targets = {C};
-    if (Excluded(resolve(E, S)))
-      Narrowed = true;
-    else
-      addLocation(Kept, C);
+  llvm::SmallVector<FlagCandidate, 4> Candidates;
+  bool AnyKnown = false;
+  for (const Location &O : Objects) {
+    Ref->second.Targets = {O};
+    FlagCandidate C;
+    C.Object = O;
+    AnyKnown |= judge(C, resolve(E, S), Other, FlagAt);
+    Candidates.push_back(std::move(C));
   }
   Ref->second.Targets = Original;
-  if (!Narrowed || !Trusted())
+  if (!AnyKnown)
     return;
-  if (Kept.empty())
-    S.Reachable = false;
-  else
-    Ref->second.Targets = std::move(Kept);
+  narrowByFlags(S, Candidates, Value, Trusted,
+                [&](llvm::ArrayRef<const FlagCandidate *> Kept) {
+                  LocationList Targets;
+                  for (const FlagCandidate *C : Kept)
+                    addLocation(Targets, C->Object);
+                  S.Cells[Location::variable(Through)].Targets = std::move(Targets);
+                });
 }
 
-void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, FlagValue Other,
+void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, bool Value,
                            llvm::function_ref<bool()> Trusted) {
+  const FlagValue Other = Value ? FlagFalse : FlagTrue;
+  auto FlagAt = [&](const Location &L) { return flagAt(L, S); };
   // The indices k may hold: those a branch before left, or each element the
-  // state knows (an element written at an unknown index has none a branch
-  // could name: unless its flag rules it out, nothing narrows).
+  // state knows, and one written at an unknown index (which no index the
+  // branch could keep names: if it is kept, k stays as it was).
   auto Known = S.Indices.find(K);
   const std::optional<llvm::SmallVector<int32_t, 2>> Before =
       Known != S.Indices.end() ? std::optional(Known->second) : std::nullopt;
-  llvm::SmallVector<int32_t, 4> Candidates;
+  llvm::SmallVector<FlagCandidate, 4> Candidates;
+  bool AnyKnown = false;
+  auto Judge = [&](int32_t Index, LocationList FlagsAt) {
+    FlagCandidate C;
+    C.Index = Index;
+    AnyKnown |= judge(C, std::move(FlagsAt), Other, FlagAt);
+    Candidates.push_back(std::move(C));
+  };
   if (Before) {
-    Candidates.append(Before->begin(), Before->end());
+    for (int32_t Index : *Before) {
+      S.Indices[K] = {Index};
+      Judge(Index, resolve(E, S));
+    }
+    S.Indices[K] = *Before;
   } else {
     LocationList Locs = resolve(E, S);
     if (Locs.size() != 1 || Locs[0].isUnknown())
@@ -580,6 +804,7 @@ void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, FlagValue 
       return;
     Location Container = L;
     Container.Path.Depth = At;
+    llvm::SmallVector<int32_t, 4> Indices;
     bool SummaryHolds = false;
     auto [First, Last] = S.cellsBelow(Container);
     for (auto It = First; It != Last; ++It) {
@@ -587,41 +812,34 @@ void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, FlagValue 
         continue;
       int32_t Index = It->first.Path.Steps[At].Index;
       if (Index >= 0) {
-        if (!llvm::is_contained(Candidates, Index))
-          Candidates.push_back(Index);
+        if (!llvm::is_contained(Indices, Index))
+          Indices.push_back(Index);
       } else if (!It->second.Values.empty() || !It->second.Targets.empty() ||
                  It->second.Flag) {
         SummaryHolds = true;
       }
     }
-    Location Summary = L;
-    Summary.Path.Steps[At].Index = PathStep::Summary;
-    if (SummaryHolds && flagAt(Summary, S) != Other)
-      return;
+    if (SummaryHolds)
+      Indices.push_back(PathStep::Summary);
+    for (int32_t Index : Indices) {
+      Location One = L;
+      One.Path.Steps[At].Index = Index;
+      Judge(Index, {One});
+    }
   }
-  llvm::SmallVector<int32_t, 2> Kept;
-  bool Narrowed = false;
-  for (int32_t C : Candidates) {
-    S.Indices[K] = {C};
-    LocationList Locs = resolve(E, S);
-    if (!Locs.empty() &&
-        llvm::all_of(Locs, [&](const Location &L) { return flagAt(L, S) == Other; }))
-      Narrowed = true;
-    else
-      Kept.push_back(C);
-  }
-  if (Before)
-    S.Indices[K] = *Before;
-  else
-    S.Indices.erase(K);
-  if (!Narrowed || !Trusted())
+  if (!AnyKnown)
     return;
-  if (Kept.empty()) {
-    S.Reachable = false;
-    return;
-  }
-  llvm::sort(Kept);
-  S.Indices[K] = std::move(Kept);
+  narrowByFlags(S, Candidates, Value, Trusted,
+                [&](llvm::ArrayRef<const FlagCandidate *> Kept) {
+                  llvm::SmallVector<int32_t, 2> Indices;
+                  for (const FlagCandidate *C : Kept) {
+                    if (C->Index < 0)
+                      return; // One written at an unknown index: k may be any.
+                    Indices.push_back(C->Index);
+                  }
+                  llvm::sort(Indices);
+                  S.Indices[K] = std::move(Indices);
+                });
 }
 
 } // namespace dmalint

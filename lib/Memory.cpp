@@ -562,6 +562,7 @@ void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Upd
   pendingOverwritten(Locs, S);
   for (const Location &L : Locs) {
     forgetFlagsBelow(L, S); // An object written whole: its members' flags go.
+    forgetFlagsOf(L, S);    // A copy a flag said is_remote() of: not that copy now.
     // A test of what was there says nothing of what is now.
     for (auto It = S.Guards.begin(); It != S.Guards.end();)
       It = llvm::any_of(It->second.Subjects,
@@ -637,7 +638,7 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
   }
   std::map<Location, Cell> Collected;
   // The flags of the one object copied, by where they go (Flags.cpp).
-  std::map<Location, FlagValue> Flags;
+  std::map<Location, KnownFlag> Flags;
   bool Unknown = false;
   for (const Location &F : From) {
     if (F.isUnknown()) {
@@ -671,7 +672,13 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
     pendingOverwritten({To}, S);
     eraseBelow(To, S);
   }
-  copyFlags(Flags, To, Replace, S);
+  // The flags below To go with the copies beside them (copyFlags), not
+  // away because those copies are written; a flag beside To that said
+  // is_remote() of To (or of what holds it) does.
+  bool Fresh = !Replace && freshObject(To, S);
+  forgetFlagsOf(To, S, /*KeepBelow=*/true);
+  const Location *OuterCopy = CopyingInto;
+  CopyingInto = &To;
   for (auto &[L, C] : Collected) {
     if (Unknown) {
       C.Values.unionWith(unknown());
@@ -682,12 +689,15 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
     if (!C.Values.empty() || C.Targets.empty())
       write({L}, C.Values, S, Replace ? Update::Strong : Update::Weak);
   }
+  CopyingInto = OuterCopy;
+  copyFlags(Flags, To, Replace, Fresh, S);
 }
 
 void Analyzer::forgetBelow(const Location &L, State &S) {
   if (L.isUnknown())
     return;
   forgetFlagsBelow(L, S);
+  forgetFlagsOf(L, S);
   for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
        It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root; ++It) {
     if (!L.mayAlias(It->first))

@@ -55,20 +55,31 @@ State joinStates(const State &A, const State &B) {
   };
   auto I = A.Cells.begin(), J = B.Cells.begin();
   auto Hint = R.Cells.end();
+  // A flag known on one side only stays where the other side holds nothing
+  // of its object (an element one path did not add); where it holds the
+  // object, with no flag, it is unknown: no cell.
+  auto NoObject = [](const State &Other, const Location &Flag) {
+    Location Object = Flag;
+    --Object.Path.Depth;
+    for (auto It = Other.Cells.lower_bound(Object);
+         It != Other.Cells.end() && Object.isPrefixOf(It->first); ++It)
+      if (!It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag)
+        return false;
+    return true;
+  };
   while (I != A.Cells.end() || J != B.Cells.end()) {
-    // A flag known on one side only, or different on the two, is unknown:
-    // no cell.
     if (J == B.Cells.end() || (I != A.Cells.end() && I->first < J->first)) {
-      if (!I->second.Flag)
+      if (!I->second.Flag || NoObject(B, I->first))
         Hint = R.Cells.emplace_hint(Hint, I->first, Tagged(I->second, TagA));
       ++I;
     } else if (I == A.Cells.end() || J->first < I->first) {
-      if (!J->second.Flag)
+      if (!J->second.Flag || NoObject(A, J->first))
         Hint = R.Cells.emplace_hint(Hint, J->first, Tagged(J->second, TagB));
       ++J;
     } else if (I->second.Flag || J->second.Flag) {
-      if (I->second.Flag == J->second.Flag)
-        Hint = R.Cells.emplace_hint(Hint, I->first, I->second);
+      Cell C = I->second;
+      if (mergeFlags(C.Flag, C.FlagOf, J->second.Flag, J->second.FlagOf))
+        Hint = R.Cells.emplace_hint(Hint, I->first, std::move(C));
       ++I;
       ++J;
     } else {

@@ -442,12 +442,19 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
         initialize(Dest, Base.getType(), ILE->getInit(Index), S, Report, Depth);
       ++Index;
     }
+    llvm::SmallVector<std::pair<const FieldDecl *, const Expr *>, 4> Members;
+    bool AnyBool = false;
     for (const FieldDecl *FD : RD->fields()) {
-      if (Index < ILE->getNumInits())
+      if (Index < ILE->getNumInits()) {
         initialize(Dest.child(PathStep::field(FD)), FD->getType(), ILE->getInit(Index), S,
                    Report, Depth);
+        Members.push_back({FD, ILE->getInit(Index)});
+        AnyBool |= FD->getType()->isBooleanType();
+      }
       ++Index;
     }
+    if (AnyBool)
+      relateFlags(Dest, Members, S); // `{c, c.is_remote()}`
     return;
   }
   if (const auto *Lambda = dyn_cast<LambdaExpr>(E); Lambda && Kind == Shape::Record) {
@@ -611,9 +618,15 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
 void Analyzer::initializeParts(const Location &Dest, QualType T,
                                llvm::ArrayRef<const Expr *> Args, State &S, bool Report,
                                unsigned Depth) {
+  llvm::SmallVector<std::pair<const FieldDecl *, const Expr *>, 2> Members;
   for (unsigned I = 0; I < Args.size(); ++I)
-    if (std::optional<PathStep> Step = Types.partStep(T, I))
+    if (std::optional<PathStep> Step = Types.partStep(T, I)) {
       initialize(Dest.child(*Step), Args[I]->getType(), Args[I], S, Report, Depth);
+      if (Step->K == PathStep::Field)
+        Members.push_back({Step->FieldD, Args[I]}); // A std::pair's members.
+    }
+  if (Members.size() > 1)
+    relateFlags(Dest, Members, S); // `std::make_pair(c, c.is_remote())`
 }
 
 void Analyzer::initializeFrom(const Location &Dest, QualType T, const Expr *Source, State &S,

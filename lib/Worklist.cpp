@@ -342,7 +342,9 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
       for (const Location &T : C.Targets)
         llvm::errs() << "->" << T.str() << ",";
       if (C.Flag)
-        llvm::errs() << (C.Flag == FlagTrue ? "true" : "false");
+        llvm::errs() << (C.Flag == FlagTrue ? "true" : C.Flag == FlagFalse ? "false" : "is_remote");
+      if (C.FlagOf)
+        llvm::errs() << "=" << C.FlagOf->getName() << ".is_remote()";
       llvm::errs() << "}";
     }
     llvm::errs() << "\n";

@@ -38,19 +38,28 @@
 
 namespace dmalint {
 
-/// What a bool member or part (a flag) is known to hold.
-enum FlagValue : uint8_t { FlagUnknown = 0, FlagFalse = 1, FlagTrue = 2 };
+/// What a bool member or part (a flag) is known to hold: a constant, or
+/// (FlagIsRemote) whatever `is_remote()` of the descriptor member beside it
+/// (Cell::FlagOf) gives.
+enum FlagValue : uint8_t { FlagUnknown = 0, FlagFalse = 1, FlagTrue = 2, FlagIsRemote = 3 };
 
 /// What a location holds.
 struct Cell {
   ValueSet Values;       ///< A descriptor, or an optional argument's engagement.
   LocationList Targets;  ///< What a pointer, reference or iterator may designate.
-  /// A bool member or part: its constant. A cell with a flag holds nothing
-  /// else, and goes when the flag becomes unknown (no cell: unknown).
+  /// A bool member or part: its constant, or FlagIsRemote. A cell with a
+  /// flag holds nothing else, and goes when the flag becomes unknown (no
+  /// cell: unknown).
   FlagValue Flag = FlagUnknown;
+  /// The descriptor member beside the flag whose is_remote() it equals
+  /// (`{c, c.is_remote()}`, `{c, remote}` with c chosen by `remote`, or a
+  /// constant that matches the kind of every copy there): set for
+  /// FlagIsRemote, and may be beside a constant.
+  const clang::FieldDecl *FlagOf = nullptr;
 
   friend bool operator==(const Cell &A, const Cell &B) {
-    return A.Values == B.Values && A.Targets == B.Targets && A.Flag == B.Flag;
+    return A.Values == B.Values && A.Targets == B.Targets && A.Flag == B.Flag &&
+           A.FlagOf == B.FlagOf;
   }
   friend bool operator!=(const Cell &A, const Cell &B) { return !(A == B); }
 };
@@ -135,6 +144,23 @@ struct State {
 
 /// The join of two states (see the file comment).
 State joinStates(const State &A, const State &B);
+
+/// What a flag is after a join or a weak write of \p V, \p Of into
+/// \p Flag, \p FlagOf: the same constant stays; two that both equal the
+/// same member's is_remote() are that; false when nothing is known.
+inline bool mergeFlags(FlagValue &Flag, const clang::FieldDecl *&FlagOf, FlagValue V,
+                       const clang::FieldDecl *Of) {
+  if (Flag == V && FlagOf == Of)
+    return Flag != FlagUnknown;
+  if (FlagOf && FlagOf == Of) {
+    Flag = FlagIsRemote;
+    return true;
+  }
+  FlagOf = nullptr;
+  if (Flag != V || Flag == FlagIsRemote)
+    Flag = FlagUnknown;
+  return Flag != FlagUnknown;
+}
 
 } // namespace dmalint
 

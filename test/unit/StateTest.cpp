@@ -181,4 +181,27 @@ TEST(Join, FlagsOnlyWhereBothAgree) {
   EXPECT_FALSE(A == B);
 }
 
+TEST(Join, FlagsThatAreTheSameTestStayThatTest) {
+  // `{local, false}` on one path and `{remote, true}` on the other: each is
+  // is_remote() of its copy, and so is the join.
+  Location V = Location::variable(reinterpret_cast<const clang::VarDecl *>(0x3000));
+  const auto *Copy = reinterpret_cast<const clang::FieldDecl *>(0x5000);
+  const auto *Other = reinterpret_cast<const clang::FieldDecl *>(0x6000);
+  Location Related = V.child(PathStep::element(0)), Unrelated = V.child(PathStep::element(1));
+  State A, B;
+  A.Cells[Related].Flag = FlagFalse;
+  A.Cells[Related].FlagOf = Copy;
+  B.Cells[Related].Flag = FlagTrue;
+  B.Cells[Related].FlagOf = Copy;
+  A.Cells[Unrelated].Flag = FlagTrue;
+  A.Cells[Unrelated].FlagOf = Copy;
+  B.Cells[Unrelated].Flag = FlagFalse;
+  B.Cells[Unrelated].FlagOf = Other;
+  State J = joinStates(A, B);
+  ASSERT_TRUE(J.Cells.count(Related));
+  EXPECT_EQ(J.Cells[Related].Flag, FlagIsRemote);
+  EXPECT_EQ(J.Cells[Related].FlagOf, Copy);
+  EXPECT_FALSE(J.Cells.count(Unrelated));
+}
+
 } // namespace

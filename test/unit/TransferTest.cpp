@@ -231,6 +231,27 @@ TEST(Flags, FlagReadAtAnIndexVariableNarrowsTheIndex) {
   EXPECT_EQ(X.waitSend(3), "maybe");    // k written after the test.
 }
 
+TEST(Flags, AFlagThatIsTheCopysTestIsThatTest) {
+  // Filled in a loop, each element a copy of either kind: a flag that is
+  // the condition that chose the copy, or is_remote() of it, or a constant
+  // of its kind, is the copy's is_remote() wherever the element goes.
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
+             "void k" + KernelParams +
+             " { std::vector<Issued> v, w, x;"
+             " for (int d = 0; d < i; ++d) { const bool far = d != 0; auto e = far ? R : L;"
+             " v.push_back({e, far}); w.push_back({e, e.is_remote()});"
+             " if (far) x.push_back({R, true}); else x.push_back({L, false}); }"
+             " for (auto &e : v) { if (e.remote) e.copy.wait_send(); }"
+             " for (auto &e : w) { if (!e.remote) e.copy.wait_send(); }"
+             " for (Issued e : x) { if (e.remote) e.copy.wait_send(); }"
+             " w[0].copy = L; for (auto &e : w) { if (e.remote) e.copy.wait_send(); } }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "clean");
+  EXPECT_EQ(X.waitSend(3), "maybe"); // The copy beside the flag was replaced.
+}
+
 TEST(Flags, AReferenceOrPointerToTheMemberMakesItUntrusted) {
   // A bool reference bound to the member may write it anywhere: no flag of
   // that member is used, in any function.

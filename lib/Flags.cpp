@@ -46,14 +46,6 @@ namespace dmalint {
 
 namespace {
 
-/// The location a weak write through \p L lands in.
-Location summaryOf(Location L) {
-  for (unsigned I = 0; I < L.Path.Depth; ++I)
-    if (L.Path.Steps[I].isAnyElement())
-      L.Path.Steps[I].Index = PathStep::Summary;
-  return L;
-}
-
 /// A member (or a pair's part): where a flag may live. A plain bool
 /// variable is a guard's business (State::Guards).
 bool flagPlace(const Location &L) {
@@ -204,34 +196,55 @@ bool AnalysisCache::flagWrittenUnseen(const FieldDecl &F, ASTContext &C) {
   return FlagsWrittenUnseen->contains(&F);
 }
 
+namespace {
+/// An element of a container as the state has it: its index (a constant,
+/// or PathStep::Summary for those written at unknown indices), and whether
+/// anything is known to be in it.
+struct HeldElement {
+  int32_t Index;
+  bool Holds;
+};
+} // namespace
+
+/// The elements the state has cells for in the container of \p L, whose
+/// \p At-th step is every element.
+static llvm::SmallVector<HeldElement, 4> heldElements(const Location &L, unsigned At,
+                                                      const State &S) {
+  Location Container = L;
+  Container.Path.Depth = At;
+  llvm::SmallVector<HeldElement, 4> Elements;
+  for (auto It = S.Cells.lower_bound(Container);
+       It != S.Cells.end() && Container.isPrefixOf(It->first); ++It) {
+    if (It->first.Path.Depth <= At || It->first.Path.Steps[At].K != PathStep::Element)
+      continue;
+    int32_t Index = It->first.Path.Steps[At].Index;
+    bool Holds =
+        !It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag;
+    auto Known = llvm::find_if(Elements, [&](const HeldElement &E) { return E.Index == Index; });
+    if (Known == Elements.end())
+      Elements.push_back({Index, Holds});
+    else
+      Known->Holds |= Holds;
+  }
+  return Elements;
+}
+
 KnownFlag Analyzer::flagAt(const Location &X, const State &S) const {
   if (X.isUnknown())
     return {};
   if (X.hasAnyElement()) {
     // Every element's: each one the state holds must have one, and they
     // must agree (as constants, or as is_remote() of the same member).
-    unsigned AnyCount = 0, At = 0;
-    for (unsigned I = 0; I < X.Path.Depth; ++I)
-      if (X.Path.Steps[I].isAnyElement()) {
-        ++AnyCount;
-        At = I;
-      }
-    if (AnyCount != 1)
+    unsigned At = 0;
+    if (X.anyElementSteps(&At) != 1)
       return {};
-    Location Container = X;
-    Container.Path.Depth = At;
-    llvm::SmallVector<int32_t, 4> Elements;
-    for (auto It = S.Cells.lower_bound(Container);
-         It != S.Cells.end() && Container.isPrefixOf(It->first); ++It)
-      if (It->first.Path.Depth > At && It->first.Path.Steps[At].K == PathStep::Element &&
-          (!It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag) &&
-          !llvm::is_contained(Elements, It->first.Path.Steps[At].Index))
-        Elements.push_back(It->first.Path.Steps[At].Index);
     KnownFlag All;
     bool First = true;
-    for (int32_t Index : Elements) {
+    for (const HeldElement &Element : heldElements(X, At, S)) {
+      if (!Element.Holds)
+        continue;
       Location One = X;
-      One.Path.Steps[At].Index = Index;
+      One.Path.Steps[At].Index = Element.Index;
       KnownFlag K = flagAt(One, S);
       if (!K.Value)
         return {};
@@ -303,7 +316,7 @@ void Analyzer::forgetFlagsOf(const Location &L, State &S, bool KeepBelow) {
 }
 
 bool Analyzer::freshObject(const Location &To, State &S) {
-  auto [First, Last] = S.cellsBelow(summaryOf(To));
+  auto [First, Last] = S.cellsBelow(To.weakTarget());
   for (auto It = First; It != Last; ++It)
     if (!It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag)
       return false;
@@ -345,7 +358,7 @@ void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Locat
     return;
   for (const auto &[L, K] : Flags)
     if (K.Value)
-      Set(summaryOf(L), K);
+      Set(L.weakTarget(), K);
 }
 
 FlagValue Analyzer::flagValue(const Expr *E, const State &S) {
@@ -546,10 +559,27 @@ void Analyzer::forgetCallFlags(const FunctionDecl *Callee, llvm::ArrayRef<const 
     ForgetPointed(*Object);
 }
 
-/// The variable whose cell says what \p E (a flag read) is read through:
-/// the reference, pointer or iterator on the way from the flag to a
-/// variable, or the variable itself.
-static const VarDecl *flagReadThrough(const Expr *E) {
+const VarDecl *indexVariable(const Expr *Index) {
+  const auto *DRE = Index ? dyn_cast<DeclRefExpr>(Index->IgnoreParenImpCasts()) : nullptr;
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD || !VD->hasLocalStorage() || VD->getType()->isReferenceType() ||
+      !VD->getType()->isIntegralOrEnumerationType())
+    return nullptr;
+  return VD;
+}
+
+namespace {
+/// What a flag read (`i.remote`) is read through, on the way from the flag
+/// to a variable: the variable (a reference, pointer or iterator, whose
+/// cell says what it designates, or a local itself), or the index variable
+/// of a subscript (`k` of `slots[k].remote`, `slots.at(k).remote`).
+struct FlagBase {
+  const VarDecl *Through = nullptr;
+  const VarDecl *Index = nullptr;
+};
+} // namespace
+
+static FlagBase flagBase(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
     E = E->IgnoreParenImpCasts();
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
@@ -562,66 +592,41 @@ static const VarDecl *flagReadThrough(const Expr *E) {
         E = Holding ? Holding->getInit() : BD->getBinding();
         continue;
       }
-      return dyn_cast<VarDecl>(DRE->getDecl());
+      return {dyn_cast<VarDecl>(DRE->getDecl()), nullptr};
     }
+    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
+      return {nullptr, indexVariable(ASE->getIdx())};
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+        return {nullptr, indexVariable(Op->getArg(1))};
       if ((Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star) ||
           Op->getNumArgs() != 1)
-        return nullptr;
+        return {};
       E = Op->getArg(0);
       continue;
     }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (MD && MD->getIdentifier() && MD->getName() == "at" && MC->getNumArgs() == 1)
+        return {nullptr, indexVariable(MC->getArg(0))};
+      return {};
+    }
     if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
       if (UO->getOpcode() != UO_Deref)
-        return nullptr;
+        return {};
       E = UO->getSubExpr();
       continue;
     }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       if (Call->getNumArgs() != 1 ||
           TypeModel::functionEffect(Call->getDirectCallee()) != FunctionEffect::GetPart)
-        return nullptr;
+        return {};
       E = Call->getArg(0);
       continue;
     }
-    return nullptr;
+    return {};
   }
-  return nullptr;
-}
-
-const VarDecl *indexVariable(const Expr *Index) {
-  const auto *DRE = Index ? dyn_cast<DeclRefExpr>(Index->IgnoreParenImpCasts()) : nullptr;
-  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (!VD || !VD->hasLocalStorage() || VD->getType()->isReferenceType() ||
-      !VD->getType()->isIntegralOrEnumerationType())
-    return nullptr;
-  return VD;
-}
-
-/// The index variable of the subscript on the way from the flag \p E to
-/// its container (`k` of `slots[k].remote`, `slots.at(k).remote`).
-static const VarDecl *flagIndexedBy(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      E = ME->getBase();
-      continue;
-    }
-    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
-      return indexVariable(ASE->getIdx());
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
-      return Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2
-                 ? indexVariable(Op->getArg(1))
-                 : nullptr;
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
-      const CXXMethodDecl *MD = MC->getMethodDecl();
-      return MD && MD->getIdentifier() && MD->getName() == "at" && MC->getNumArgs() == 1
-                 ? indexVariable(MC->getArg(0))
-                 : nullptr;
-    }
-    return nullptr;
-  }
-  return nullptr;
+  return {};
 }
 
 /// Fills in what \p C's flags (at \p FlagsAt) say, against the branch's
@@ -691,12 +696,14 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
   auto Trusted = [&] {
     return !AnalysisCache::current().flagWrittenUnseen(*Field, Ctx);
   };
-  const VarDecl *Through = flagReadThrough(E);
-  if (!Through) {
-    if (const VarDecl *K = flagIndexedBy(E))
-      refineIndex(S, E, K, Value, Trusted);
+  FlagBase Base = flagBase(E);
+  if (Base.Index) {
+    refineIndex(S, E, Base.Index, Value, Trusted);
     return;
   }
+  const VarDecl *Through = Base.Through;
+  if (!Through)
+    return;
   auto Ref = S.Cells.find(Location::variable(Through));
   bool Designates = Ref != S.Cells.end() && !Ref->second.Targets.empty() &&
                     !(Through->getType()->isReferenceType() && decidedBinding(Through, S));
@@ -715,29 +722,21 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
   for (const Location &T : Original) {
     if (T.isUnknown())
       return;
-    unsigned AnyCount = 0, At = 0;
-    for (unsigned I = 0; I < T.Path.Depth; ++I)
-      if (T.Path.Steps[I].isAnyElement()) {
-        ++AnyCount;
-        At = I;
-      }
+    unsigned At = 0;
+    unsigned AnyCount = T.anyElementSteps(&At);
     if (AnyCount == 0) {
       addLocation(Objects, T);
       continue;
     }
     if (AnyCount > 1)
       return;
+    for (const HeldElement &Element : heldElements(T, At, S)) {
+      Location One = T;
+      One.Path.Steps[At].Index = Element.Index;
+      addLocation(Objects, One);
+    }
     Location Container = T;
     Container.Path.Depth = At;
-    auto [First, Last] = S.cellsBelow(Container);
-    for (auto It = First; It != Last; ++It) {
-      if (It->first.Path.Depth <= At || It->first.Path.Steps[At].K != PathStep::Element)
-        continue;
-      Location One = T;
-      One.Path.Steps[At] = It->first.Path.Steps[At];
-      if (T.mayAlias(One))
-        addLocation(Objects, One);
-    }
     if (!knownSize(Container, S)) {
       Location Summary = T;
       Summary.Path.Steps[At].Index = PathStep::Summary;
@@ -794,37 +793,15 @@ void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, bool Value
     if (Locs.size() != 1 || Locs[0].isUnknown())
       return;
     const Location &L = Locs[0];
-    unsigned AnyCount = 0, At = 0;
-    for (unsigned I = 0; I < L.Path.Depth; ++I)
-      if (L.Path.Steps[I].isAnyElement()) {
-        ++AnyCount;
-        At = I;
-      }
-    if (AnyCount != 1)
+    unsigned At = 0;
+    if (L.anyElementSteps(&At) != 1)
       return;
-    Location Container = L;
-    Container.Path.Depth = At;
-    llvm::SmallVector<int32_t, 4> Indices;
-    bool SummaryHolds = false;
-    auto [First, Last] = S.cellsBelow(Container);
-    for (auto It = First; It != Last; ++It) {
-      if (It->first.Path.Depth <= At || It->first.Path.Steps[At].K != PathStep::Element)
-        continue;
-      int32_t Index = It->first.Path.Steps[At].Index;
-      if (Index >= 0) {
-        if (!llvm::is_contained(Indices, Index))
-          Indices.push_back(Index);
-      } else if (!It->second.Values.empty() || !It->second.Targets.empty() ||
-                 It->second.Flag) {
-        SummaryHolds = true;
-      }
-    }
-    if (SummaryHolds)
-      Indices.push_back(PathStep::Summary);
-    for (int32_t Index : Indices) {
+    for (const HeldElement &Element : heldElements(L, At, S)) {
+      if (Element.Index < 0 && !Element.Holds)
+        continue; // No element written at an unknown index.
       Location One = L;
-      One.Path.Steps[At].Index = Index;
-      Judge(Index, {One});
+      One.Path.Steps[At].Index = Element.Index;
+      Judge(Element.Index, {One});
     }
   }
   if (!AnyKnown)

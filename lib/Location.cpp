@@ -36,6 +36,25 @@ bool Location::isSingle() const {
   });
 }
 
+unsigned Location::anyElementSteps(unsigned *Last) const {
+  unsigned Count = 0;
+  for (unsigned I = 0; I < Path.Depth; ++I)
+    if (Path.Steps[I].isAnyElement()) {
+      ++Count;
+      if (Last)
+        *Last = I;
+    }
+  return Count;
+}
+
+Location Location::weakTarget() const {
+  Location L = *this;
+  for (unsigned I = 0; I < L.Path.Depth; ++I)
+    if (L.Path.Steps[I].isAnyElement())
+      L.Path.Steps[I].Index = PathStep::Summary;
+  return L;
+}
+
 bool Location::hasAnyElement() const {
   return llvm::any_of(Path.steps(), [](const PathStep &S) { return S.isAnyElement(); });
 }

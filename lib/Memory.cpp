@@ -540,15 +540,6 @@ ValueSet Analyzer::heldBelow(const LocationList &Locs, const State &S) const {
 }
 
 namespace {
-/// The location a weak write through \p L lands in: an unknown index is the
-/// summary of the elements.
-Location weakTarget(Location L) {
-  for (unsigned I = 0; I < L.Path.Depth; ++I)
-    if (L.Path.Steps[I].isAnyElement())
-      L.Path.Steps[I].Index = PathStep::Summary;
-  return L;
-}
-
 bool endsInSummary(const Location &L) {
   for (unsigned I = 0; I < L.Path.Depth; ++I)
     if (L.Path.Steps[I].K == PathStep::Element && L.Path.Steps[I].Index < 0)
@@ -598,7 +589,7 @@ void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Upd
       S.Cells[L].Values = VS;
       continue;
     }
-    Location Target = weakTarget(L);
+    Location Target = L.weakTarget();
     auto [It, Inserted] = S.Cells.try_emplace(Target);
     // What a location the state did not hold had is unknown; the summary of
     // a container's elements starts empty.
@@ -620,7 +611,7 @@ void Analyzer::writeTargets(const LocationList &Locs, const LocationList &Target
     forgetFlagsBelow(L, S);
     if (L.Kind == Location::Object && L.Root == ObjectClass)
       WroteObject = true;
-    Cell &C = S.Cells[Replace ? L : weakTarget(L)];
+    Cell &C = S.Cells[Replace ? L : L.weakTarget()];
     if (Replace) {
       C.Targets = Targets;
       continue;

@@ -124,6 +124,11 @@ struct Location {
   /// summary or wildcard on the way, not a heap allocation site.
   bool isSingle() const;
   bool hasAnyElement() const;
+  /// How many steps are every element (Any); \p Last: where the last is.
+  unsigned anyElementSteps(unsigned *Last = nullptr) const;
+  /// Where a weak write through this location lands: every element (Any)
+  /// is the summary of the elements.
+  Location weakTarget() const;
   /// True when \p Stored (a location a state holds) is one that reading or
   /// writing this location (which may hold Any and constant indices) may touch.
   bool mayAlias(const Location &Stored) const;

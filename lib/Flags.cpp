@@ -79,7 +79,19 @@ class FlagUses : public RecursiveASTVisitor<FlagUses> {
 public:
   explicit FlagUses(const SourceManager &SM) : SM(SM) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitImplicitCode() const { return true; }
+  // Implicit code (a class's implicit copy and move, a range-for's hidden
+  // variables) reads and assigns members whole, which the model follows.
+  bool shouldVisitImplicitCode() const { return false; }
+  bool shouldWalkTypesOfTypeLocs() const { return false; }
+  // A written type holds no write of a member (an array bound, a decltype
+  // are constants or unevaluated); a function's type holds its parameters,
+  // whose default arguments may bind a reference to one.
+  bool TraverseTypeLoc(TypeLoc TL) {
+    if (!TL.getAsAdjusted<FunctionProtoTypeLoc>())
+      return true;
+    return RecursiveASTVisitor::TraverseTypeLoc(TL);
+  }
+  bool TraverseNestedNameSpecifierLoc(NestedNameSpecifierLoc) { return true; }
 
   bool TraverseDecl(Decl *D) {
     // The standard library writes members only as part of whole objects
@@ -96,12 +108,12 @@ public:
     return RecursiveASTVisitor::TraverseLambdaExpr(L);
   }
   bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
-    if (E->getCastKind() == CK_LValueToRValue)
+    if (E->getCastKind() == CK_LValueToRValue && E->getType()->isBooleanType())
       Allowed.insert(E->getSubExpr()->IgnoreParens());
     return true;
   }
   bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->isAssignmentOp())
+    if (BO->isAssignmentOp() && BO->getLHS()->getType()->isBooleanType())
       Allowed.insert(BO->getLHS()->IgnoreParens());
     return true;
   }

@@ -308,6 +308,13 @@ public:
   void narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates, bool Value,
                      llvm::function_ref<bool()> Trusted,
                      llvm::function_ref<void(llvm::ArrayRef<const FlagCandidate *>)> Keep);
+  /// Whether \p E reads a flag through a reference or of a local itself,
+  /// which names the same object wherever it is evaluated in its scope (a
+  /// bool kept from it is read again where it is tested).
+  bool steadyFlagRead(const clang::Expr *E) const;
+  /// A flag may have changed: a bool kept from a flag read is not that read
+  /// any more.
+  void flagsChanged(State &S);
   /// Set once a flag is kept: until then no flag is looked for.
   bool FlagsSeen = false;
   /// The constant index of a subscript, or PathStep::Any.

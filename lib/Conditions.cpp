@@ -258,6 +258,10 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
   if (std::optional<Location> Key = guardKey(E)) {
     auto Stored = S.Guards.find(*Key);
     if (Stored != S.Guards.end()) {
+      if (Stored->second.Flag && !G.Flag) {
+        G.Flag = Stored->second.Flag;
+        G.FlagNegated = G.Negated != Stored->second.FlagNegated;
+      }
       G.Subjects = Stored->second.Subjects;
       G.SubjectsNegated ^= Stored->second.SubjectsNegated;
       G.Alias = Stored->second.Alias;

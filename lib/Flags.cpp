@@ -295,9 +295,15 @@ KnownFlag Analyzer::flagAt(const Location &X, const State &S) const {
   return K;
 }
 
+void Analyzer::flagsChanged(State &S) {
+  for (auto It = S.Guards.begin(); It != S.Guards.end();)
+    It = It->second.Flag ? S.Guards.erase(It) : std::next(It);
+}
+
 void Analyzer::forgetFlagsBelow(const Location &L, State &S) {
   if (!FlagsSeen || L.isUnknown())
     return;
+  flagsChanged(S);
   for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
        It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;)
     It = It->second.Flag && L.mayAlias(It->first) ? S.Cells.erase(It) : std::next(It);
@@ -313,6 +319,7 @@ static Location flagSubject(const Location &FlagAt, const FieldDecl *Of) {
 void Analyzer::forgetFlagsOf(const Location &L, State &S, bool KeepBelow) {
   if (!FlagsSeen || L.isUnknown() || (CopyingInto && !KeepBelow))
     return;
+  flagsChanged(S);
   for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
        It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
     Cell &C = It->second;
@@ -337,6 +344,8 @@ bool Analyzer::freshObject(const Location &To, State &S) {
 
 void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Location &To,
                          bool Replace, bool Fresh, State &S) {
+  if (FlagsSeen || !Flags.empty())
+    flagsChanged(S);
   auto Set = [&](const Location &L, const KnownFlag &K) {
     Cell &C = S.Cells[L];
     C.Flag = K.Value;
@@ -411,6 +420,7 @@ std::optional<bool> Analyzer::kindOf(const ValueSet &VS) const {
 void Analyzer::initializeFlag(const Location &Dest, const Expr *Init, State &S) {
   if (!flagPlace(Dest))
     return;
+  flagsChanged(S);
   forgetFlagsBelow(Dest, S);
   FlagValue V = flagValue(Init, S);
   if (V && Dest.isSingle()) {
@@ -498,6 +508,7 @@ void Analyzer::assignFlag(const BinaryOperator *BO, State &S) {
   FlagValue V = BO->getOpcode() == BO_Assign ? flagValue(BO->getRHS(), S) : FlagUnknown;
   if (!V && !FlagsSeen)
     return;
+  flagsChanged(S);
   LocationList Locs = resolve(BO->getLHS(), S);
   bool Strong = Locs.size() == 1 && Locs[0].isSingle();
   for (const Location &L : Locs) {
@@ -640,6 +651,15 @@ static FlagBase flagBase(const Expr *E) {
   }
   return {};
 }
+
+bool Analyzer::steadyFlagRead(const Expr *E) const {
+  if (!flagField(E))
+    return false;
+  FlagBase Base = flagBase(E);
+  return Base.Through && Base.Through->hasLocalStorage() &&
+         (Base.Through->getType()->isReferenceType() || !Types.isPointer(Base.Through->getType()));
+}
+
 
 /// Fills in what \p C's flags (at \p FlagsAt) say, against the branch's
 /// \p Other value. True when one was known.

@@ -276,6 +276,14 @@ void Analyzer::rememberTest(const VarDecl *VD, const Location &Key, const Expr *
   Guard G;
   bool Positive = true;
   const Expr *E = bareCondition(Value, Positive);
+  if (Key.Path.Depth == 0 && steadyFlagRead(E)) {
+    // `const bool remote = i.remote;`: the flag, read again where it is
+    // tested (until a flag changes: flagsChanged).
+    G.Flag = E;
+    G.FlagNegated = !Positive;
+    S.Guards[Key] = std::move(G);
+    return;
+  }
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
       Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {
     // `r = d.is_remote();` (or its negation): a test of d.

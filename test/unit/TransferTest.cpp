@@ -252,6 +252,21 @@ TEST(Flags, AFlagThatIsTheCopysTestIsThatTest) {
   EXPECT_EQ(X.waitSend(3), "maybe"); // The copy beside the flag was replaced.
 }
 
+TEST(Flags, ABoolKeptFromAFlagIsTheFlagUntilAFlagChanges) {
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
+             "void k" + KernelParams +
+             " { std::vector<Issued> v; v.push_back({R, true}); v.push_back({L, false});"
+             " for (auto &e : v) { const bool far = e.remote; if (far) e.copy.wait_send(); }"
+             " for (auto &e : v) { const bool far = e.remote; e.remote = true;"
+             " if (far) e.copy.wait_send(); }"
+             " for (auto it = v.begin(); it != v.end(); ++it) { const bool far = it->remote;"
+             " if (far) it->copy.wait_send(); } }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "maybe"); // The flag changed after it was kept.
+  EXPECT_EQ(X.waitSend(2), "maybe"); // An iterator may move: not kept.
+}
+
 TEST(Flags, AReferenceOrPointerToTheMemberMakesItUntrusted) {
   // A bool reference bound to the member may write it anywhere: no flag of
   // that member is used, in any function.

@@ -10,13 +10,20 @@
 //
 // Each element's copy is known, and so is its flag, but `i` designates any
 // element, so without the flags the wait_send reads both copies. A flag is
-// the constant a bool member (or a std::pair's bool part) of an object that
-// holds descriptors was given: a literal, a constant, or is_remote() of a
-// descriptor of known kind. It lives in the member's cell (Cell::Flag) and
-// moves with the object (copyObject, swaps, insertions). A branch on a flag
-// read through a reference, pointer or iterator narrows what that variable
-// designates to the objects whose flag has the branch's value; a flag read
-// from a local decides the branch.
+// what a bool member (or a std::pair's bool part) of an object that holds
+// descriptors was given: a constant (a literal, a condition the path
+// decided, is_remote() of a descriptor of known kind), or is_remote() of
+// the descriptor member beside it (`{c, c.is_remote()}`, `{c, remote}` with
+// c chosen by remote: Cell::FlagOf), which survives joins and summaries of
+// elements where constants of both values would not. It lives in the
+// member's cell and moves with the object (copyObject, swaps, insertions).
+// A branch on a flag read through a reference, pointer or iterator narrows
+// what that variable designates to the objects whose flag may have the
+// branch's value (refineFlag); read at an index variable, which indices it
+// holds (refineIndex, State::Indices); on a local, the branch is decided.
+// Where the flags left are is_remote() of a member, the branch tests those
+// members as `if (i.copy.is_remote())` would. A bool kept from a flag read
+// (`const bool remote = i.remote;`) is that read until a flag changes.
 //
 // A flag is trusted only while nothing the analysis does not see may have
 // written it:

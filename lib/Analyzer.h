@@ -267,8 +267,6 @@ public:
   /// (\p Fresh: which held nothing before).
   void copyFlags(const std::map<Location, KnownFlag> &Flags, const Location &To, bool Replace,
                  bool Fresh, State &S);
-  /// Whether the object a weak write to \p To lands in holds nothing yet.
-  bool freshObject(const Location &To, State &S);
   /// The object copyObject is writing: the flags below it go with it.
   const Location *CopyingInto = nullptr;
   /// The constant \p E gives a bool: a constant, a condition this path

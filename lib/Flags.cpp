@@ -237,8 +237,7 @@ static llvm::SmallVector<HeldElement, 4> heldElements(const Location &L, unsigne
     if (It->first.Path.Depth <= At || It->first.Path.Steps[At].K != PathStep::Element)
       continue;
     int32_t Index = It->first.Path.Steps[At].Index;
-    bool Holds =
-        !It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag;
+    bool Holds = It->second.holds();
     auto Known = llvm::find_if(Elements, [&](const HeldElement &E) { return E.Index == Index; });
     if (Known == Elements.end())
       Elements.push_back({Index, Holds});
@@ -294,10 +293,8 @@ KnownFlag Analyzer::flagAt(const Location &X, const State &S) const {
     }
     Location Element = Alternative;
     Element.Path.Depth = I + 1;
-    auto [First, Last] = const_cast<State &>(S).cellsBelow(Element);
-    for (auto C = First; C != Last; ++C)
-      if (!C->second.Values.empty() || !C->second.Targets.empty() || C->second.Flag)
-        return {};
+    if (!S.holdsNothingBelow(Element))
+      return {};
   }
   return K;
 }
@@ -341,18 +338,11 @@ void Analyzer::forgetFlagsOf(const Location &L, State &S, bool KeepBelow) {
   }
 }
 
-bool Analyzer::freshObject(const Location &To, State &S) {
-  auto [First, Last] = S.cellsBelow(To.weakTarget());
-  for (auto It = First; It != Last; ++It)
-    if (!It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag)
-      return false;
-  return true;
-}
-
 void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Location &To,
                          bool Replace, bool Fresh, State &S) {
-  if (FlagsSeen || !Flags.empty())
-    flagsChanged(S);
+  if (!FlagsSeen && Flags.empty())
+    return;
+  flagsChanged(S);
   auto Set = [&](const Location &L, const KnownFlag &K) {
     Cell &C = S.Cells[L];
     C.Flag = K.Value;
@@ -365,8 +355,6 @@ void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Locat
         Set(L, K);
     return;
   }
-  if (!FlagsSeen && Flags.empty())
-    return;
   // To may now hold the object copied or what it held: a flag stays where
   // both agree. An object that held nothing (\p Fresh: a fresh slot, an
   // empty summary of elements) takes the copy's.
@@ -461,7 +449,9 @@ void Analyzer::relateFlags(const Location &Object,
     Location At = Object.child(PathStep::field(Flag));
     if (!flagPlace(At) || !At.isSingle())
       continue;
-    FlagValue Constant = flagValue(FlagInit, S);
+    // The constant initializeFlag just gave it, if any.
+    auto Given = S.Cells.find(At);
+    FlagValue Constant = Given != S.Cells.end() ? Given->second.Flag : FlagUnknown;
     bool Positive = true;
     const Expr *Bare = bareCondition(FlagInit, Positive, true);
     const auto *Test = dyn_cast<CXXMemberCallExpr>(Bare);

@@ -666,7 +666,7 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
   // The flags below To go with the copies beside them (copyFlags), not
   // away because those copies are written; a flag beside To that said
   // is_remote() of To (or of what holds it) does.
-  bool Fresh = !Replace && freshObject(To, S);
+  bool Fresh = !Replace && S.holdsNothingBelow(To.weakTarget());
   forgetFlagsOf(To, S, /*KeepBelow=*/true);
   const Location *OuterCopy = CopyingInto;
   CopyingInto = &To;

@@ -14,6 +14,13 @@ State::cellsBelow(const Location &Root) {
   return {First, Last};
 }
 
+bool State::holdsNothingBelow(const Location &Root) const {
+  for (auto It = Cells.lower_bound(Root); It != Cells.end() && Root.isPrefixOf(It->first); ++It)
+    if (It->second.holds())
+      return false;
+  return true;
+}
+
 LifeMask State::lifeOf(OriginId Origin) const {
   auto It = llvm::lower_bound(Life, std::make_pair(Origin, LifeMask(0)));
   return It != Life.end() && It->first == Origin ? It->second : LifeMask(Idle);
@@ -61,11 +68,7 @@ State joinStates(const State &A, const State &B) {
   auto NoObject = [](const State &Other, const Location &Flag) {
     Location Object = Flag;
     --Object.Path.Depth;
-    for (auto It = Other.Cells.lower_bound(Object);
-         It != Other.Cells.end() && Object.isPrefixOf(It->first); ++It)
-      if (!It->second.Values.empty() || !It->second.Targets.empty() || It->second.Flag)
-        return false;
-    return true;
+    return Other.holdsNothingBelow(Object);
   };
   while (I != A.Cells.end() || J != B.Cells.end()) {
     if (J == B.Cells.end() || (I != A.Cells.end() && I->first < J->first)) {

@@ -57,6 +57,9 @@ struct Cell {
   /// FlagIsRemote, and may be beside a constant.
   const clang::FieldDecl *FlagOf = nullptr;
 
+  /// Whether anything is known to be here (a fresh slot's cells hold nothing).
+  bool holds() const { return !Values.empty() || !Targets.empty() || Flag; }
+
   friend bool operator==(const Cell &A, const Cell &B) {
     return A.Values == B.Values && A.Targets == B.Targets && A.Flag == B.Flag &&
            A.FlagOf == B.FlagOf;
@@ -129,6 +132,9 @@ struct State {
   /// The cells of \p Root and everything below it: one contiguous range.
   std::pair<std::map<Location, Cell>::iterator, std::map<Location, Cell>::iterator>
   cellsBelow(const Location &Root);
+  /// Whether no cell at or below \p Root holds anything (Cell::holds): an
+  /// object no path has put anything in.
+  bool holdsNothingBelow(const Location &Root) const;
   LifeMask lifeOf(OriginId Origin) const;
   void setLife(OriginId Origin, LifeMask Mask);
   /// How many values and targets the cells hold: what a visit costs.

@@ -73,9 +73,12 @@ void resolveOwnMembers(ProtocolSummary &P);
 /// Whether \p F may hold a semaphore: a member that is none of a buffer, a
 /// holder of descriptors, a number or a pointer to numbers (ObjectCopies.cpp).
 bool mayHoldSemaphore(const clang::FieldDecl &F, const ApiIndex &Api);
-/// The bool member \p E reads (`x.remote`, `p->remote`, `pair.second`,
-/// `std::get<1>(pair)`, a structured binding of one); null for anything
-/// else (Flags.cpp).
+/// Whether a member of type \p T may be a flag: a bool, or an enum (a kind
+/// compared with its enumerators).
+bool isFlagType(clang::QualType T);
+/// The bool or enum member \p E reads (`x.remote`, `p->kind`,
+/// `pair.second`, `std::get<1>(pair)`, a structured binding of one); null
+/// for anything else (Flags.cpp).
 const clang::FieldDecl *flagField(const clang::Expr *E);
 /// What a flag is known to hold (Cell::Flag, Cell::FlagOf).
 struct KnownFlag {
@@ -295,21 +298,32 @@ public:
   /// be that (and, where those flags equal is_remote() of a member beside
   /// them, the branch tests those members); a local's own flag of the other
   /// value makes it unreachable.
-  void refineFlag(State &S, const clang::Expr *E, bool Value);
+  /// (\p Equals: the constant the branch compares the flag with, FlagTrue
+  /// for a bool tested as it is; \p Value: whether they are equal here.)
+  void refineFlag(State &S, const clang::Expr *E, FlagValue Equals, bool Value);
   /// refineFlag for a flag read at `a[k]`: the indices k may hold narrow to
-  /// those whose flag may be \p Value (State::Indices).
-  void refineIndex(State &S, const clang::Expr *E, const clang::VarDecl *K, bool Value,
-                   llvm::function_ref<bool()> Trusted);
+  /// those whose flag may be \p Equals (\p Value) or not.
+  void refineIndex(State &S, const clang::Expr *E, const clang::VarDecl *K, FlagValue Equals,
+                   bool Value, llvm::function_ref<bool()> Trusted);
+  /// The flag read a condition tests (`i.remote`, `!i.remote`,
+  /// `i.kind == Kind::kRemote`, `i.kind != ...`), the constant it is
+  /// compared with (\p Equals) and whether the condition holds when they
+  /// are equal (\p Positive); null when it tests none.
+  const clang::Expr *testedFlag(const clang::Expr *Cond, FlagValue &Equals, bool &Positive) const;
   /// What refineFlag and refineIndex do with what each candidate's flags
   /// said: \p Keep the candidates left, or make the path unreachable, and
   /// test the members their flags equal is_remote() of.
-  void narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates, bool Value,
+  void narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates, FlagValue Equals,
+                     bool Value,
                      llvm::function_ref<bool()> Trusted,
                      llvm::function_ref<void(llvm::ArrayRef<const FlagCandidate *>)> Keep);
   /// Whether \p E reads a flag through a reference or of a local itself,
   /// which names the same object wherever it is evaluated in its scope (a
   /// bool kept from it is read again where it is tested).
   bool steadyFlagRead(const clang::Expr *E) const;
+  /// The index variable \p K is written: a bool kept from a flag read at
+  /// it (`const bool remote = slots[k].remote;`) is not that read any more.
+  void forgetIndexedFlagTests(const clang::VarDecl *K, State &S);
   /// A flag may have changed: a bool kept from a flag read is not that read
   /// any more.
   void flagsChanged(State &S);

@@ -207,6 +207,8 @@ std::optional<AtomId> Analyzer::paramValueAtom(const ParmVarDecl *P, int64_t Val
 
 void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
   S.Indices.erase(VD);
+  if (FlagsSeen)
+    forgetIndexedFlagTests(VD, S);
   // The variable's own test, and those of its members.
   for (auto G = S.Guards.lower_bound(Location::variable(VD));
        G != S.Guards.end() && G->first.Kind == Location::Variable && G->first.Root == VD;)
@@ -246,13 +248,15 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       G.SubjectsNegated = G.Negated;
       return G;
     }
-  // A bool member beside descriptors (`i.remote`): a flag (Flags.cpp),
-  // as written (testedCondition may have replaced it by its initialiser).
+  // A bool or enum member beside descriptors (`i.remote`,
+  // `i.kind == Kind::kRemote`): a flag (Flags.cpp), as written
+  // (testedCondition may have replaced it by its initialiser).
   bool FlagPositive = true;
-  if (const Expr *Read = bareCondition(Cond, FlagPositive, /*ThroughCasts=*/true);
-      flagField(Read)) {
+  FlagValue Equals = FlagTrue;
+  if (const Expr *Read = testedFlag(Cond, Equals, FlagPositive)) {
     G.Flag = Read;
     G.FlagNegated = !FlagPositive;
+    G.FlagEquals = Equals;
   }
   // A bool that holds d.is_remote(): a test of d, and an atom of its own.
   if (std::optional<Location> Key = guardKey(E)) {
@@ -261,6 +265,7 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       if (Stored->second.Flag && !G.Flag) {
         G.Flag = Stored->second.Flag;
         G.FlagNegated = G.Negated != Stored->second.FlagNegated;
+        G.FlagEquals = Stored->second.FlagEquals;
       }
       G.Subjects = Stored->second.Subjects;
       G.SubjectsNegated ^= Stored->second.SubjectsNegated;
@@ -359,7 +364,7 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
   if (G.Alias && S.Reachable)
     Learn(*G.Alias, Holds != G.AliasNegated);
   if (G.Flag && S.Reachable)
-    refineFlag(S, G.Flag, Holds != G.FlagNegated);
+    refineFlag(S, G.Flag, G.FlagEquals, Holds != G.FlagNegated);
 }
 
 AtomId Analyzer::paramRemoteAtom(OriginId Origin) {

@@ -1,4 +1,4 @@
-//===- Flags.cpp - Bool members beside descriptors ------------------------===//
+//===- Flags.cpp - Bool and enum members beside descriptors ---------------===//
 //
 // Generic code often keeps, beside each copy it issued, whether that copy
 // is remote, and waits the send side of those that are:
@@ -23,7 +23,14 @@
 // holds (refineIndex, State::Indices); on a local, the branch is decided.
 // Where the flags left are is_remote() of a member, the branch tests those
 // members as `if (i.copy.is_remote())` would. A bool kept from a flag read
-// (`const bool remote = i.remote;`) is that read until a flag changes.
+// (`const bool remote = i.remote;`) is that read until a flag changes (or,
+// read at an index variable, until that variable is written).
+//
+// An enum member is a flag the same way (`{copy, Kind::kRemote}`): its
+// branch is a comparison with an enumerator (`i.kind == Kind::kRemote`,
+// `!=`: testedFlag) or a switch's case (the worklist), which keeps the
+// objects whose flag may be that enumerator (or may not be). Only a bool is
+// ever is_remote() of the copy beside it.
 //
 // A flag is trusted only while nothing the analysis does not see may have
 // written it:
@@ -43,6 +50,7 @@
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
 #include "dmalint/AnalysisCache.h"
+#include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -115,12 +123,12 @@ public:
     return RecursiveASTVisitor::TraverseLambdaExpr(L);
   }
   bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
-    if (E->getCastKind() == CK_LValueToRValue && E->getType()->isBooleanType())
+    if (E->getCastKind() == CK_LValueToRValue && isFlagType(E->getType()))
       Allowed.insert(E->getSubExpr()->IgnoreParens());
     return true;
   }
   bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->isAssignmentOp() && BO->getLHS()->getType()->isBooleanType())
+    if (BO->isAssignmentOp() && isFlagType(BO->getLHS()->getType()))
       Allowed.insert(BO->getLHS()->IgnoreParens());
     return true;
   }
@@ -140,17 +148,17 @@ public:
     return true;
   }
   bool VisitMemberExpr(MemberExpr *ME) {
-    if (ME->isGLValue() && ME->getType()->isBooleanType() && isa<FieldDecl>(ME->getMemberDecl()))
+    if (ME->isGLValue() && isFlagType(ME->getType()) && isa<FieldDecl>(ME->getMemberDecl()))
       Named.push_back(ME);
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (isa<BindingDecl>(DRE->getDecl()) && DRE->getType()->isBooleanType())
+    if (isa<BindingDecl>(DRE->getDecl()) && isFlagType(DRE->getType()))
       Named.push_back(DRE);
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
-    if (Call->isGLValue() && Call->getType()->isBooleanType() && pairFieldOf(Call))
+    if (Call->isGLValue() && isFlagType(Call->getType()) && pairFieldOf(Call))
       Named.push_back(Call);
     return true;
   }
@@ -187,10 +195,14 @@ private:
 
 } // namespace
 
+bool isFlagType(QualType T) {
+  return T->isBooleanType() || T->isEnumeralType();
+}
+
 const FieldDecl *flagField(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
     E = E->IgnoreParenImpCasts();
-    if (!E->getType()->isBooleanType())
+    if (!isFlagType(E->getType()))
       return nullptr;
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return dyn_cast<FieldDecl>(ME->getMemberDecl());
@@ -378,8 +390,15 @@ void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Locat
 }
 
 FlagValue Analyzer::flagValue(const Expr *E, const State &S) {
-  if (!E)
+  if (!E || E->isValueDependent())
     return FlagUnknown;
+  if (E->getType()->isEnumeralType()) {
+    // `{copy, Kind::kRemote}`: an enumerator, or any constant of the type.
+    Expr::EvalResult Result;
+    if (!E->EvaluateAsInt(Result, Ctx))
+      return FlagUnknown;
+    return flagConstant(Result.Val.getInt().getExtValue());
+  }
   if (std::optional<bool> Constant = constantCondition(E))
     return *Constant ? FlagTrue : FlagFalse;
   bool Positive = true;
@@ -653,14 +672,48 @@ bool Analyzer::steadyFlagRead(const Expr *E) const {
   if (!flagField(E))
     return false;
   FlagBase Base = flagBase(E);
+  // At an index variable: until it is written (forgetIndexedFlagTests).
+  if (Base.Index)
+    return true;
   return Base.Through && Base.Through->hasLocalStorage() &&
          (Base.Through->getType()->isReferenceType() || !Types.isPointer(Base.Through->getType()));
 }
 
+void Analyzer::forgetIndexedFlagTests(const VarDecl *K, State &S) {
+  for (auto It = S.Guards.begin(); It != S.Guards.end();)
+    It = It->second.Flag && flagBase(It->second.Flag).Index == K ? S.Guards.erase(It)
+                                                                  : std::next(It);
+}
 
-/// Fills in what \p C's flags (at \p FlagsAt) say, against the branch's
-/// \p Other value. True when one was known.
-static bool judge(FlagCandidate &C, LocationList FlagsAt, FlagValue Other,
+const Expr *Analyzer::testedFlag(const Expr *Cond, FlagValue &Equals, bool &Positive) const {
+  Positive = true;
+  const Expr *Read = bareCondition(Cond, Positive, /*ThroughCasts=*/true);
+  // A bool tested as it is (an enum converted to bool is not its value).
+  if (Read->getType()->isBooleanType() && flagField(Read)) {
+    Equals = FlagTrue;
+    return Read;
+  }
+  // `i.kind == Kind::kRemote`, `i.remote != false`.
+  const auto *BO = dyn_cast<BinaryOperator>(Read);
+  if (!BO || (BO->getOpcode() != BO_EQ && BO->getOpcode() != BO_NE))
+    return nullptr;
+  for (auto [Side, Other] : {std::pair(BO->getLHS(), BO->getRHS()),
+                             std::pair(BO->getRHS(), BO->getLHS())}) {
+    if (!flagField(Side))
+      continue;
+    std::optional<int64_t> Constant = constantInt(Other, Ctx);
+    if (!Constant || !isFlagConstant(flagConstant(*Constant)))
+      return nullptr;
+    Equals = flagConstant(*Constant);
+    Positive ^= BO->getOpcode() == BO_NE;
+    return Side->IgnoreParenImpCasts();
+  }
+  return nullptr;
+}
+
+/// Fills in what \p C's flags (at \p FlagsAt) say of a branch where they
+/// equal \p Equals (\p Value) or differ from it. True when one was known.
+static bool judge(FlagCandidate &C, LocationList FlagsAt, FlagValue Equals, bool Value,
                   llvm::function_ref<KnownFlag(const Location &)> FlagAt) {
   C.FlagsAt = std::move(FlagsAt);
   if (C.FlagsAt.empty())
@@ -670,7 +723,7 @@ static bool judge(FlagCandidate &C, LocationList FlagsAt, FlagValue Other,
   for (const Location &L : C.FlagsAt) {
     KnownFlag K = FlagAt(L);
     AnyKnown |= K.Value != FlagUnknown;
-    C.Excluded &= K.Value == Other;
+    C.Excluded &= isFlagConstant(K.Value) && (K.Value == Equals) != Value;
     if (First)
       C.Of = K.Of;
     else if (C.Of != K.Of)
@@ -680,7 +733,8 @@ static bool judge(FlagCandidate &C, LocationList FlagsAt, FlagValue Other,
   return AnyKnown;
 }
 
-void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates, bool Value,
+void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates,
+                             FlagValue Equals, bool Value,
                              llvm::function_ref<bool()> Trusted,
                              llvm::function_ref<void(llvm::ArrayRef<const FlagCandidate *>)> Keep) {
   llvm::SmallVector<const FlagCandidate *, 4> Kept;
@@ -692,8 +746,11 @@ void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates,
       Kept.push_back(&C);
   }
   // Each kept object's flag is is_remote() of the same member beside it:
-  // the branch is that test, of those members.
-  const FieldDecl *Of = Kept.empty() ? nullptr : Kept.front()->Of;
+  // the branch is that test, of those members (a bool's: only they equal
+  // is_remote()).
+  const FieldDecl *Of = Kept.empty() || (Equals != FlagTrue && Equals != FlagFalse)
+                            ? nullptr
+                            : Kept.front()->Of;
   for (const FlagCandidate *C : Kept)
     if (C->Of != Of)
       Of = nullptr;
@@ -711,23 +768,22 @@ void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates,
   for (const FlagCandidate *C : Kept)
     for (const Location &L : C->FlagsAt)
       addLocation(Test.Subjects, flagSubject(L, Of));
-  refine(S, Test, Value);
+  refine(S, Test, Value == (Equals == FlagTrue));
 }
 
-void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
-  if (!FlagsSeen)
+void Analyzer::refineFlag(State &S, const Expr *E, FlagValue Equals, bool Value) {
+  if (!FlagsSeen || !isFlagConstant(Equals))
     return;
   const FieldDecl *Field = flagField(E);
   if (!Field)
     return;
-  const FlagValue Other = Value ? FlagFalse : FlagTrue;
   auto FlagAt = [&](const Location &L) { return flagAt(L, S); };
   auto Trusted = [&] {
     return !AnalysisCache::current().flagWrittenUnseen(*Field, Ctx);
   };
   FlagBase Base = flagBase(E);
   if (Base.Index) {
-    refineIndex(S, E, Base.Index, Value, Trusted);
+    refineIndex(S, E, Base.Index, Equals, Value, Trusted);
     return;
   }
   const VarDecl *Through = Base.Through;
@@ -739,8 +795,9 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
   if (!Designates) {
     // A local's own member: the branch is decided, or is its copy's test.
     FlagCandidate One;
-    if (judge(One, resolve(E, S), Other, FlagAt))
-      narrowByFlags(S, {One}, Value, Trusted, [](llvm::ArrayRef<const FlagCandidate *>) {});
+    if (judge(One, resolve(E, S), Equals, Value, FlagAt))
+      narrowByFlags(S, {One}, Equals, Value, Trusted,
+                    [](llvm::ArrayRef<const FlagCandidate *>) {});
     return;
   }
   // The objects the variable may designate, one by one: an element of a
@@ -760,6 +817,8 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
     if (AnyCount > 1)
       return;
     for (const HeldElement &Element : heldElements(T, At, S)) {
+      if (Element.Index < 0 && !Element.Holds)
+        continue; // No element written at an unknown index (but see below).
       Location One = T;
       One.Path.Steps[At].Index = Element.Index;
       addLocation(Objects, One);
@@ -778,13 +837,13 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
     Ref->second.Targets = {O};
     FlagCandidate C;
     C.Object = O;
-    AnyKnown |= judge(C, resolve(E, S), Other, FlagAt);
+    AnyKnown |= judge(C, resolve(E, S), Equals, Value, FlagAt);
     Candidates.push_back(std::move(C));
   }
   Ref->second.Targets = Original;
   if (!AnyKnown)
     return;
-  narrowByFlags(S, Candidates, Value, Trusted,
+  narrowByFlags(S, Candidates, Equals, Value, Trusted,
                 [&](llvm::ArrayRef<const FlagCandidate *> Kept) {
                   LocationList Targets;
                   for (const FlagCandidate *C : Kept)
@@ -793,9 +852,8 @@ void Analyzer::refineFlag(State &S, const Expr *E, bool Value) {
                 });
 }
 
-void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, bool Value,
-                           llvm::function_ref<bool()> Trusted) {
-  const FlagValue Other = Value ? FlagFalse : FlagTrue;
+void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, FlagValue Equals,
+                           bool Value, llvm::function_ref<bool()> Trusted) {
   auto FlagAt = [&](const Location &L) { return flagAt(L, S); };
   // The indices k may hold: those a branch before left, or each element the
   // state knows, and one written at an unknown index (which no index the
@@ -808,7 +866,7 @@ void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, bool Value
   auto Judge = [&](int32_t Index, LocationList FlagsAt) {
     FlagCandidate C;
     C.Index = Index;
-    AnyKnown |= judge(C, std::move(FlagsAt), Other, FlagAt);
+    AnyKnown |= judge(C, std::move(FlagsAt), Equals, Value, FlagAt);
     Candidates.push_back(std::move(C));
   };
   if (Before) {
@@ -835,7 +893,7 @@ void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, bool Value
   }
   if (!AnyKnown)
     return;
-  narrowByFlags(S, Candidates, Value, Trusted,
+  narrowByFlags(S, Candidates, Equals, Value, Trusted,
                 [&](llvm::ArrayRef<const FlagCandidate *> Kept) {
                   llvm::SmallVector<int32_t, 2> Indices;
                   for (const FlagCandidate *C : Kept) {

@@ -121,8 +121,8 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
                                  : designated(BO, S);
       writeTargets(resolve(BO->getLHS(), S), Targets, S, Update::Strong);
     }
-    if (T->isBooleanType())
-      assignFlag(BO, S); // `i.remote = true;`
+    if (isFlagType(T))
+      assignFlag(BO, S); // `i.remote = true;`, `i.kind = Kind::kRemote;`
     if (const VarDecl *VD = writtenVar(BO->getLHS())) {
       invalidateVar(VD, S);
       // `remote = d.is_remote();`, `s.remote = far;`: a test kept.
@@ -276,11 +276,16 @@ void Analyzer::rememberTest(const VarDecl *VD, const Location &Key, const Expr *
   Guard G;
   bool Positive = true;
   const Expr *E = bareCondition(Value, Positive);
-  if (Key.Path.Depth == 0 && steadyFlagRead(E)) {
-    // `const bool remote = i.remote;`: the flag, read again where it is
-    // tested (until a flag changes: flagsChanged).
-    G.Flag = E;
-    G.FlagNegated = !Positive;
+  bool FlagPositive = true;
+  FlagValue Equals = FlagTrue;
+  if (const Expr *Read = testedFlag(Value, Equals, FlagPositive);
+      Key.Path.Depth == 0 && Read && steadyFlagRead(Read)) {
+    // `const bool remote = i.remote;` (or `= i.kind == Kind::kRemote`): the
+    // flag, read again where it is tested (until a flag changes:
+    // flagsChanged).
+    G.Flag = Read;
+    G.FlagNegated = !FlagPositive;
+    G.FlagEquals = Equals;
     S.Guards[Key] = std::move(G);
     return;
   }
@@ -316,7 +321,7 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
   const TypeShape &TS = Types.shapeOf(T);
   Shape Kind = TS.Kind;
   if (Kind == Shape::None) {
-    if (T->isBooleanType())
+    if (isFlagType(T))
       initializeFlag(Dest, Init ? initialiser(Init) : nullptr, S); // `{copy, true}`
     return;
   }

@@ -224,8 +224,8 @@ std::optional<PathStep> TypeModel::partStep(QualType T, unsigned Index) {
         for (const TypePart &P : S.Parts)
           if (P.Step.FieldD == FD)
             return P.Step;
-        // A bool beside the descriptors: a flag's place (Flags.cpp).
-        if (FD->getType()->isBooleanType())
+        // A bool or enum beside the descriptors: a flag's place (Flags.cpp).
+        if (FD->getType()->isBooleanType() || FD->getType()->isEnumeralType())
           return PathStep::field(FD);
       }
   }

@@ -220,6 +220,13 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   // parameter's value, the default edge that it is none of the cases'.
   const auto *Switch = dyn_cast_or_null<SwitchStmt>(B.getTerminatorStmt());
   const ParmVarDecl *SwitchParam = Switch ? switchedParameter(*Switch) : nullptr;
+  // A switch on a flag (`switch (i.kind)`): each case's edge narrows what
+  // the flag is read through as `i.kind == case` would (Flags.cpp).
+  const Expr *SwitchFlag = Switch && !SwitchParam && !Switch->getInit() &&
+                                   !Switch->getConditionVariable() && Switch->getCond() &&
+                                   flagField(Switch->getCond())
+                               ? Switch->getCond()->IgnoreParenImpCasts()
+                               : nullptr;
   // The label \p Edge leads to when it is one of this switch's own cases
   // (not a label nested in another switch the edge happens to reach).
   auto EdgeCase = [&](unsigned Edge) -> const CaseStmt * {
@@ -234,6 +241,13 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
   auto DefaultEdge = [&](unsigned Edge) { return Edge + 1 == B.succ_size(); };
   auto RefineCase = [&](unsigned Edge, State &T) {
     auto Refine = [&](int64_t Value, bool Holds) {
+      if (SwitchFlag) {
+        Guard Is;
+        Is.Flag = SwitchFlag;
+        Is.FlagEquals = flagConstant(Value);
+        A.refine(T, Is, Holds);
+        return;
+      }
       if (std::optional<AtomId> Atom = A.paramValueAtom(SwitchParam, Value)) {
         Guard Is;
         Is.Atom = Atom;
@@ -275,7 +289,7 @@ template <typename Fn> void propagate(Analyzer &A, const CFGBlock &B, State &&S,
     if (!Taken(Edge) || !CaseTaken(Edge))
       continue;
     State T = Edge + 1 == Last ? std::move(S) : S;
-    if (SwitchParam)
+    if (SwitchParam || SwitchFlag)
       RefineCase(Edge, T);
     if (!G.empty())
       A.refine(T, G, /*Holds=*/Edge == 0);
@@ -341,8 +355,10 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
         llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
       for (const Location &T : C.Targets)
         llvm::errs() << "->" << T.str() << ",";
-      if (C.Flag)
-        llvm::errs() << (C.Flag == FlagTrue ? "true" : C.Flag == FlagFalse ? "false" : "is_remote");
+      if (C.Flag == FlagIsRemote)
+        llvm::errs() << "is_remote";
+      else if (C.Flag)
+        llvm::errs() << "flag=" << int(C.Flag) - 1;
       if (C.FlagOf)
         llvm::errs() << "=" << C.FlagOf->getName() << ".is_remote()";
       llvm::errs() << "}";

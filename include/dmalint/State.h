@@ -38,10 +38,19 @@
 
 namespace dmalint {
 
-/// What a bool member or part (a flag) is known to hold: a constant, or
-/// (FlagIsRemote) whatever `is_remote()` of the descriptor member beside it
-/// (Cell::FlagOf) gives.
-enum FlagValue : uint8_t { FlagUnknown = 0, FlagFalse = 1, FlagTrue = 2, FlagIsRemote = 3 };
+/// What a bool or enum member or part (a flag) is known to hold: a
+/// constant (the value plus one: false and true are 1 and 2, an enumerator
+/// of value v is v + 1), or (FlagIsRemote, bools only) whatever
+/// `is_remote()` of the descriptor member beside it (Cell::FlagOf) gives.
+/// A constant too large for a byte is not kept (unknown).
+enum FlagValue : uint8_t { FlagUnknown = 0, FlagFalse = 1, FlagTrue = 2, FlagIsRemote = 0xFF };
+
+/// The flag of the constant \p V; FlagUnknown when it has no room.
+inline FlagValue flagConstant(int64_t V) {
+  return V >= 0 && V < int64_t(FlagIsRemote) - 1 ? FlagValue(V + 1) : FlagUnknown;
+}
+/// Whether \p F is a constant (not unknown, not FlagIsRemote).
+inline bool isFlagConstant(FlagValue F) { return F != FlagUnknown && F != FlagIsRemote; }
 
 /// What a location holds.
 struct Cell {
@@ -86,13 +95,16 @@ struct Guard {
   /// branch's value (Flags.cpp). FlagNegated for `!i.remote`.
   const clang::Expr *Flag = nullptr;
   bool FlagNegated = false;
+  /// The constant the flag is compared with: FlagTrue for a bool tested
+  /// as it is, an enumerator's for `i.kind == Kind::kRemote`.
+  FlagValue FlagEquals = FlagTrue;
 
   bool empty() const { return !Atom && !Alias && Subjects.empty() && !Flag; }
   friend bool operator==(const Guard &A, const Guard &B) {
     return A.Atom == B.Atom && A.Negated == B.Negated && A.Subjects == B.Subjects &&
            A.SubjectsNegated == B.SubjectsNegated && A.Alias == B.Alias &&
            A.AliasNegated == B.AliasNegated && A.Flag == B.Flag &&
-           A.FlagNegated == B.FlagNegated;
+           A.FlagNegated == B.FlagNegated && A.FlagEquals == B.FlagEquals;
   }
 };
 

@@ -280,6 +280,48 @@ TEST(Flags, AReferenceOrPointerToTheMemberMakesItUntrusted) {
   EXPECT_EQ(X.waitSend(0), "maybe");
 }
 
+TEST(Flags, AnEnumComparedWithAnEnumeratorIsAFlag) {
+  // `{copy, Kind::kRemote}`: a branch on `kind == Kind::kRemote` (or `!=`,
+  // or a switch's case) keeps the elements whose kind may have that value;
+  // converted to bool, the enum is tested for non-zero, no enumerator's test.
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "enum class Kind { kLocal, kRemote, kSkipped };\n"
+             "enum Mode { LOCAL, REMOTE, SKIPPED };\n"
+             "struct Slot { AsyncCopyDescriptor copy; Kind kind; };\n"
+             "struct Op { AsyncCopyDescriptor copy; Mode mode; };\n"
+             "void k" + KernelParams +
+             " { std::vector<Slot> v; v.push_back({L, Kind::kLocal}); v.push_back({R, Kind::kRemote});"
+             " for (auto &e : v) { if (e.kind == Kind::kRemote) e.copy.wait_send(); }"
+             " for (auto &e : v) { if (e.kind != Kind::kLocal) e.copy.wait_send(); }"
+             " for (auto &e : v) { if (e.kind != Kind::kRemote) e.copy.wait_send(); }"
+             " for (auto &e : v) { if (e.kind != Kind::kSkipped) e.copy.wait_send(); }"
+             " for (auto &e : v) { switch (e.kind) { case Kind::kLocal: break;"
+             " default: e.copy.wait_send(); } }"
+             " std::vector<Op> w; w.push_back({L, SKIPPED}); w.push_back({R, REMOTE});"
+             " for (auto &e : w) { if (e.mode) e.copy.wait_send(); }"
+             " for (auto &e : w) { if (e.mode == REMOTE) e.copy.wait_send(); } }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");
+  EXPECT_EQ(X.waitSend(2), "definite");
+  EXPECT_EQ(X.waitSend(3), "maybe");
+  EXPECT_EQ(X.waitSend(4), "clean");
+  EXPECT_EQ(X.waitSend(5), "maybe"); // SKIPPED is non-zero.
+  EXPECT_EQ(X.waitSend(6), "clean");
+}
+
+TEST(Flags, ABoolKeptFromAFlagAtAnIndexIsTheFlagUntilTheIndexChanges) {
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
+             "void k" + KernelParams +
+             " { std::vector<Issued> v; v.push_back({L, false}); v.push_back({R, true});"
+             " for (unsigned n = 0; n < v.size(); ++n) { const bool far = v[n].remote;"
+             " if (far) v[n].copy.wait_send(); }"
+             " for (unsigned n = 0; n < v.size(); ++n) { const bool far = v[n].remote;"
+             " n = 0; if (far) v[n].copy.wait_send(); } }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "maybe"); // n changed after the bool was kept.
+}
+
 TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
   Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
                     " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"

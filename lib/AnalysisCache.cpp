@@ -535,14 +535,18 @@ public:
 
 private:
   void add(const clang::FunctionDecl *FD, const clang::Expr *Name) {
+    // A call of an instantiation names its pattern too, and so does any
+    // other naming (its address taken): every instantiation's callers are
+    // then unknown, as that one's are.
+    const clang::FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
     Found.insert(FD->getCanonicalDecl());
-    if (!Name || !CallNames.contains(Name))
-      NamedOtherwise.insert(FD->getCanonicalDecl());
-    // A call of an instantiation names its pattern too.
-    if (const clang::FunctionDecl *Pattern = FD->getTemplateInstantiationPattern()) {
+    if (Pattern)
       Found.insert(Pattern->getCanonicalDecl());
+    if (Name && CallNames.contains(Name))
+      return;
+    NamedOtherwise.insert(FD->getCanonicalDecl());
+    if (Pattern)
       NamedOtherwise.insert(Pattern->getCanonicalDecl());
-    }
   }
   const clang::SourceManager &SM;
   std::vector<const clang::FunctionDecl *> Functions;

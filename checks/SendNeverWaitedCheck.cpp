@@ -27,7 +27,7 @@ void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {
       llvm::any_of(Analysis->ReceiveWaits,
                    [&](const DescriptorUse &U) {
                      return Api->roleOf(U.Call->getMethodDecl()) == ApiRole::WaitRecv &&
-                            Analysis->verdict(U.Values, Remoteness::Remote).All;
+                            !Analysis->verdict(U.Values, Remoteness::Remote).Origins.empty();
                    }) ||
       llvm::any_of(Analysis->ProtocolCalls,
                    [](const ProtocolCall &PC) { return !PC.Summary.ReceiveOnly.empty(); });
@@ -62,16 +62,25 @@ void SendNeverWaitedCheck::check(const MatchFinder::MatchResult &Result) {
     Candidate C;
     C.Loc = Call.getExprLoc();
     C.Message = formatMessage(
-        "remote copy '%0' is waited only on its receive side: nothing in the kernel waits "
-        "its send semaphore%1, which is still signalled when the kernel exits; use '%2()' to "
-        "wait both sides",
+        F.SomePaths
+            ? "'%0', which is a remote copy on some paths, is waited only on its receive side: "
+              "nothing in the kernel waits the send semaphore%1 of that copy, which is still "
+              "signalled when the kernel exits; use '%2()' to wait both sides"
+            : "remote copy '%0' is waited only on its receive side: nothing in the kernel waits "
+              "its send semaphore%1, which is still signalled when the kernel exits; use '%2()' "
+              "to wait both sides",
         {Name, Semaphore.empty() ? "" : " '" + Semaphore + "'", Wait});
+    // `wait()` is right for both kinds, but the fix-it is offered only where
+    // the copy is surely remote (checks.md).
     const auto *Member = dyn_cast<MemberExpr>(Call.getCallee()->IgnoreParens());
-    if (!Wait.empty() && Member && !Member->getMemberLoc().isMacroID())
+    if (!F.SomePaths && !Wait.empty() && Member && !Member->getMemberLoc().isMacroID())
       C.Fixes.push_back(FixItHint::CreateReplacement(
           CharSourceRange::getTokenRange(Member->getMemberLoc()), Wait));
     noteConstructions(C, *Analysis, F.Origins,
-                      "'%0' is a remote copy: built here with a send semaphore", Name);
+                      F.SomePaths ? "'%0' is a remote copy on this path: built here with a send "
+                                    "semaphore"
+                                  : "'%0' is a remote copy: built here with a send semaphore",
+                      Name);
     reached(C.Loc, std::move(C));
   }
 }

@@ -39,13 +39,18 @@ struct SendNeverWaited {
   const clang::Expr *HelperWaitRecv = nullptr, *HelperConstruction = nullptr;
   const clang::FunctionDecl *HelperWaitRecvIn = nullptr; ///< The function it is in.
   std::string SendText;
+  /// The wait_recv's object is a local copy on the other paths (a list of
+  /// copies of both kinds, a copy chosen by a condition).
+  bool SomePaths = false;
 };
 
 /// The receive-side waits (`wait_recv()`) of \p A whose copies are remote on
-/// every path, each with those copies: the waits that may leave a send
-/// semaphore signalled.
+/// every path (\p SomePaths: on some, and local on the others; of no
+/// unknown kind either way), each with its remote copies: the waits that may
+/// leave a send semaphore signalled.
 std::vector<std::pair<const DescriptorUse *, llvm::SmallVector<OriginId, 1>>>
-receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api);
+receiveWaitsOfRemoteCopies(const FunctionAnalysis &A, const ApiIndex &Api,
+                           bool SomePaths = false);
 
 /// The SendNeverWaited of \p A, the analysis of \p FD. \p CalledHere says
 /// whether a function of the translation unit calls \p FD (then a caller

@@ -136,9 +136,11 @@ public:
   // --------------------------------------------------- Conditions.cpp ---
   bool collectAtomVars(const clang::Expr *E, llvm::SmallVectorImpl<const clang::VarDecl *> &Vars) const;
   /// The atom of a condition that may be tested again: the same atom for
-  /// structurally equal expressions over the same variables.
-  std::optional<AtomId> atomFor(const clang::Expr *E);
-  std::optional<AtomId> makeAtom(const clang::Expr *E);
+  /// structurally equal expressions over the same variables, and for one
+  /// comparison however it is spelled; \p Positive flips when \p E is the
+  /// atom's negation (`a != b` of `a == b`: makeAtom).
+  std::optional<AtomId> atomFor(const clang::Expr *E, bool &Positive);
+  std::optional<AtomId> makeAtom(const clang::Expr *E, bool &Negated);
   /// What the condition \p Cond tests, its negations taken off into
   /// \p Positive, and a bool of the function that keeps the value of its
   /// initialiser replaced by that initialiser (`bool remote = far;`, the
@@ -158,7 +160,7 @@ public:
   bool steadyCondition(const clang::Expr *E, const UnwrittenVariables &Vars) const;
   /// atomFor(testedCondition(Cond, Positive)).
   std::optional<AtomId> conditionAtom(const clang::Expr *Cond, bool &Positive) {
-    return atomFor(testedCondition(Cond, Positive));
+    return atomFor(testedCondition(Cond, Positive), Positive);
   }
   /// The atom `P == Value` for an integer or enum parameter \p P of the
   /// function that is never written (nullopt for any other).
@@ -631,7 +633,11 @@ public:
   /// atomFor and constantCondition by expression: neither depends on the
   /// state, and a loop's conditions are asked on every visit (profiling and
   /// constant evaluation are what a visit of a small block costs most).
-  llvm::DenseMap<const clang::Expr *, std::optional<AtomId>> AtomOfExpr;
+  struct AtomOf {
+    std::optional<AtomId> Id;
+    bool Negated = false; ///< The expression is the atom's negation.
+  };
+  llvm::DenseMap<const clang::Expr *, AtomOf> AtomOfExpr;
   mutable llvm::DenseMap<const clang::Expr *, std::optional<bool>> ConstantOfExpr;
 
   /// The origin of each start of a helper's summary at each call.

@@ -80,14 +80,74 @@ bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDec
   return false;
 }
 
-std::optional<AtomId> Analyzer::atomFor(const Expr *E) {
+std::optional<AtomId> Analyzer::atomFor(const Expr *E, bool &Positive) {
   auto Known = AtomOfExpr.find(E);
-  if (Known != AtomOfExpr.end())
-    return Known->second;
-  std::optional<AtomId> Id = makeAtom(E);
-  AtomOfExpr[E] = Id;
-  return Id;
+  if (Known == AtomOfExpr.end()) {
+    AtomOf Made;
+    Made.Id = makeAtom(E, Made.Negated);
+    Known = AtomOfExpr.try_emplace(E, Made).first;
+  }
+  if (Known->second.Id && Known->second.Negated)
+    Positive = !Positive;
+  return Known->second.Id;
 }
+
+namespace {
+/// The profile of the comparison \p E as its one spelling: `a != b` is the
+/// negation of `a == b` (\p Negated), `a >= b` of `a < b`, `a > b` is
+/// `b < a`, `a <= b` the negation of `b < a`, and `b == a` is `a == b`.
+/// False for anything else, and for floating-point operands (a NaN
+/// compares false both ways).
+bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetNodeID &Profile,
+                         bool &Negated) {
+  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenCasts());
+  if (!BO || !BO->isComparisonOp())
+    return false;
+  auto Exact = [](const Expr *X) {
+    QualType T = X->IgnoreParenImpCasts()->getType();
+    return T->isIntegralOrEnumerationType() || T->isPointerType();
+  };
+  if (!Exact(BO->getLHS()) || !Exact(BO->getRHS()))
+    return false;
+  const Expr *L = BO->getLHS(), *R = BO->getRHS();
+  bool Equality = true;
+  Negated = false;
+  switch (BO->getOpcode()) {
+  case BO_EQ:
+    break;
+  case BO_NE:
+    Negated = true;
+    break;
+  case BO_LT:
+    Equality = false;
+    break;
+  case BO_GE:
+    Equality = false;
+    Negated = true;
+    break;
+  case BO_GT:
+    Equality = false;
+    std::swap(L, R);
+    break;
+  case BO_LE:
+    Equality = false;
+    std::swap(L, R);
+    Negated = true;
+    break;
+  default:
+    return false;
+  }
+  llvm::FoldingSetNodeID Left, Right;
+  L->IgnoreParenCasts()->Profile(Left, Ctx, /*Canonical=*/true);
+  R->IgnoreParenCasts()->Profile(Right, Ctx, /*Canonical=*/true);
+  if (Equality && Right < Left)
+    std::swap(Left, Right);
+  Profile.AddInteger(Equality ? 0x3d3d : 0x3c);
+  Profile.AddNodeID(Left);
+  Profile.AddNodeID(Right);
+  return true;
+}
+} // namespace
 
 bool Analyzer::steadyCondition(const Expr *E, const UnwrittenVariables &Vars) const {
   llvm::SmallVector<const VarDecl *, 2> Read;
@@ -137,22 +197,27 @@ const Expr *Analyzer::keptLogical(const Expr *E) const {
   return Same(Logical) ? Logical : nullptr;
 }
 
-std::optional<AtomId> Analyzer::makeAtom(const Expr *E) {
+std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
+  Negated = false;
   // A constant is folded where it is tested, never an atom: `1 ? r : l`
   // is r, not "r when 1 holds".
   if (constantCondition(E))
     return std::nullopt;
   // An integer or enum parameter compared with a constant: the atom a
-  // `case` of a switch on it shares.
+  // `case` of a switch on it shares (`a != kStart`: its negation).
   bool Equal = true;
-  if (auto Compared = comparedParameter(E->IgnoreParenImpCasts(), Equal, Ctx); Compared && Equal)
-    if (std::optional<AtomId> Atom = paramValueAtom(Compared->first, Compared->second))
+  if (auto Compared = comparedParameter(E->IgnoreParenImpCasts(), Equal, Ctx))
+    if (std::optional<AtomId> Atom = paramValueAtom(Compared->first, Compared->second)) {
+      Negated = !Equal;
       return Atom;
+    }
   llvm::SmallVector<const VarDecl *, 2> Vars;
   if (!collectAtomVars(E, Vars))
     return std::nullopt;
   llvm::FoldingSetNodeID Profile;
-  E->IgnoreParenCasts()->Profile(Profile, Ctx, /*Canonical=*/true);
+  bool Comparison = canonicalComparison(E, Ctx, Profile, Negated);
+  if (!Comparison)
+    E->IgnoreParenCasts()->Profile(Profile, Ctx, /*Canonical=*/true);
   auto &Bucket = AtomsByHash[Profile.ComputeHash()];
   for (AtomId Id : Bucket)
     if (Atoms[Id].Profile == Profile)
@@ -239,15 +304,6 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       G.Subjects = std::move(Subjects);
     return G;
   }
-  // `a != kStart`: the negation of the atom `a == kStart` (makeAtom).
-  bool Equal = true;
-  if (auto Compared = comparedParameter(E, Equal, Ctx); Compared && !Equal)
-    if (std::optional<AtomId> Atom = paramValueAtom(Compared->first, Compared->second)) {
-      G.Atom = Atom;
-      G.Negated = !G.Negated;
-      G.SubjectsNegated = G.Negated;
-      return G;
-    }
   // A bool or enum member beside descriptors (`i.remote`,
   // `i.kind == Kind::kRemote`): a flag (Flags.cpp), as written
   // (testedCondition may have replaced it by its initialiser).
@@ -273,7 +329,11 @@ Guard Analyzer::classify(const Expr *Cond, const State &S) {
       G.AliasNegated = G.Negated != Stored->second.AliasNegated;
     }
   }
-  G.Atom = atomFor(E);
+  // `a != b`: the negation of the atom `a == b` (makeAtom).
+  bool AtomPositive = true;
+  G.Atom = atomFor(E, AtomPositive);
+  if (!AtomPositive)
+    G.Negated = !G.Negated;
   return G;
 }
 

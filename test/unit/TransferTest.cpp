@@ -184,6 +184,25 @@ TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
   EXPECT_EQ(X.waitSend(2), "definite"); // The copy it tested was replaced.
 }
 
+TEST(Conditions, AComparisonIsOneAtomHoweverItIsSpelled) {
+  // `p != m` is the negation of `p == m` (and of `m == p`), `p >= m` of
+  // `p < m`, `m > p` is `p < m`; floating-point comparisons are not
+  // negations of each other (NaN).
+  Analysed X(kernel("int m = axis_index(\"x\"); float f = i;"
+                    " auto e = i == m ? L : R; e.start();"
+                    " if (m != i) e.wait_send(); if (i != m) e.wait_send(); if (m == i) e.wait_send();"
+                    " auto l = i < m ? L : R; l.start();"
+                    " if (i >= m) l.wait_send(); if (m <= i) l.wait_send(); if (m > i) l.wait_send();"
+                    " auto x = f < 1.0f ? L : R; x.start(); if (f >= 1.0f) x.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");
+  EXPECT_EQ(X.waitSend(2), "definite");
+  EXPECT_EQ(X.waitSend(3), "clean");
+  EXPECT_EQ(X.waitSend(4), "clean");
+  EXPECT_EQ(X.waitSend(5), "definite");
+  EXPECT_EQ(X.waitSend(6), "maybe");
+}
+
 TEST(Flags, FlagReadThroughTheLoopReferenceKeepsItsElements) {
   // `{copy, true}` beside each copy, and a branch on the flag through the
   // loop's reference: only the elements whose flag has the branch's value.

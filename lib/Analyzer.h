@@ -73,6 +73,11 @@ void resolveOwnMembers(ProtocolSummary &P);
 /// Whether \p F may hold a semaphore: a member that is none of a buffer, a
 /// holder of descriptors, a number or a pointer to numbers (ObjectCopies.cpp).
 bool mayHoldSemaphore(const clang::FieldDecl &F, const ApiIndex &Api);
+/// Whether \p Body (of a member function or constructor) leaves the member
+/// \p F of its object as it found it: every `this` in it reads a member or
+/// calls a const member function, and no use of \p F is assigned,
+/// incremented or has its address taken (Conditions.cpp).
+bool leavesMember(const clang::Stmt *Body, const clang::FieldDecl *F);
 /// Whether a member of type \p T may be a flag: a bool, or an enum (a kind
 /// compared with its enumerators).
 bool isFlagType(clang::QualType T);
@@ -202,6 +207,20 @@ public:
   /// A parameter's descriptor not known to be remote on its path.
   bool isUnguardedParam(const Value &V) const;
   ParamFacts paramFacts(const State &S) const;
+  /// The facts of \p S about members of the object (objectMemberTest).
+  ObjectFacts objectFacts(const State &S) const;
+  /// The member of `*this` that \p E tests (`remote_`, `this->remote_`,
+  /// `kind_ == Kind::kRemote`, `kind_ != ...`: \p Negated) with the
+  /// constant it is compared with, when the function is a member function
+  /// that never writes it (steadyObjectMember).
+  std::optional<ObjectFact> objectMemberTest(const clang::Expr *E, bool &Negated);
+  /// Whether the member function being analysed never writes \p F of its
+  /// object, nor lets anything else: every `this` in it reads a member or
+  /// calls a const member function, and no code binds a reference or a
+  /// pointer to \p F (flagWrittenUnseen).
+  bool steadyObjectMember(const clang::FieldDecl *F);
+  llvm::DenseMap<std::pair<const clang::FunctionDecl *, const clang::FieldDecl *>, bool>
+      SteadyObjectMembers;
 
   // ------------------------------------------------------- Memory.cpp ---
   /// The locations an lvalue expression may designate ({unknown} when the
@@ -529,7 +548,20 @@ public:
   const clang::CXXMethodDecl *calledOperator(const clang::LambdaExpr &Lambda);
   void transferStdCall(const clang::CallExpr *Call, FunctionEffect Effect, State &S, bool Report,
                        unsigned Depth);
-  bool applies(const SendWaitRequirement &Requirement, llvm::ArrayRef<const clang::Expr *> Args);
+  /// What the caller knows of the members of a call's object that the
+  /// callee's requirements test (WhenObject), read before the call.
+  using ObjectFlags = llvm::SmallVector<std::pair<const void *, KnownFlag>, 1>;
+  bool applies(const SendWaitRequirement &Requirement, llvm::ArrayRef<const clang::Expr *> Args,
+               const ObjectFlags &Members);
+  /// dmalint::leavesMember of \p Body's body, once per function and member.
+  bool leavesMember(const clang::FunctionDecl &Body, const clang::FieldDecl *F);
+  llvm::DenseMap<std::pair<const clang::FunctionDecl *, const clang::FieldDecl *>, bool>
+      MembersLeft;
+  /// The FlagInits of the summary of \p Ctor (Summaries.cpp).
+  std::vector<MemberFlagInit> memberFlagInits(const clang::CXXConstructorDecl &Ctor);
+  /// A constructor's FlagInits, at a construction of \p Object.
+  void initializeMemberFlags(const FunctionSummary &Summary, llvm::ArrayRef<const clang::Expr *> Args,
+                             const LocationList &Object, State &S);
   void recordHelperWaitSend(const clang::Expr *Call, const clang::FunctionDecl *Callee,
                             const clang::Expr *Arg, unsigned Param, const ValueSet &VS,
                             const SendWaitRequirement &Inner);
@@ -623,6 +655,9 @@ public:
     std::optional<unsigned> BoolParam; ///< The atom is exactly this bool parameter.
     /// The atom is `param == value` for this integer or enum parameter.
     std::optional<std::pair<unsigned, int64_t>> ParamEquals;
+    /// The atom is `member == value` for a member of `*this` the function
+    /// never writes (objectMemberTest).
+    std::optional<ObjectFact> ObjectMember;
   };
   std::vector<AtomInfo> Atoms;
   /// The atoms `param == value`, by parameter and value: one atom however

@@ -264,10 +264,12 @@ void Analyzer::applyObjectStores(const FunctionSummary &Summary, const Expr *Cal
       write({At}, Values, S, How == Update::Strong && Object.size() == 1 ? Update::Strong
                                                                           : Update::Weak);
     }
+  if (How == Update::Strong)
+    initializeMemberFlags(Summary, Args, Object, S);
 }
 
 bool Analyzer::applies(const SendWaitRequirement &Requirement,
-                       llvm::ArrayRef<const Expr *> Args) {
+                       llvm::ArrayRef<const Expr *> Args, const ObjectFlags &Members) {
   for (const ParamFact &F : Requirement.WhenParams) {
     if (F.Param >= Args.size())
       continue;
@@ -275,7 +277,51 @@ bool Analyzer::applies(const SendWaitRequirement &Requirement,
     if (A.Constant && *A.Constant != F.Holds)
       return false;
   }
+  for (const ObjectFact &F : Requirement.WhenObject)
+    for (const auto &[Field, Known] : Members)
+      if (Field == F.Field && isFlagConstant(Known.Value) &&
+          ((int64_t(Known.Value) - 1 == F.Equals) != F.Holds))
+        return false;
   return true;
+}
+
+void Analyzer::initializeMemberFlags(const FunctionSummary &Summary,
+                                     llvm::ArrayRef<const Expr *> Args, const LocationList &Object,
+                                     State &S) {
+  if (Summary.FlagInits.empty() || Object.size() != 1 || !Object[0].isSingle())
+    return;
+  for (const MemberFlagInit &M : Summary.FlagInits) {
+    FlagValue V = FlagUnknown;
+    if (!M.Param) {
+      V = flagConstant(M.Constant);
+    } else if (*M.Param < Args.size()) {
+      const Expr *Arg = Args[*M.Param];
+      if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(Arg))
+        Arg = Default->getExpr();
+      if (!M.IsRemoteOf) {
+        V = Arg ? flagValue(Arg, S) : FlagUnknown;
+      } else if (std::optional<bool> Remote = Arg ? kindOf(argumentValues(Arg, S)) : std::nullopt) {
+        V = *Remote ? FlagTrue : FlagFalse;
+      }
+    }
+    Location At = Object[0].child(PathStep::field(M.Field));
+    if (At.isUnknown())
+      continue;
+    flagsChanged(S);
+    if (V) {
+      S.Cells[At].Flag = V;
+      FlagsSeen = true;
+    } else if (M.Param && !M.IsRemoteOf && *M.Param < Args.size()) {
+      // `Stage(r ? remote : local, r)`: the member may be is_remote() of a
+      // copy the object holds (relateFlags, as for `{c, r}`).
+      llvm::SmallVector<std::pair<const FieldDecl *, const Expr *>, 4> Members{
+          {M.Field, Args[*M.Param]}};
+      for (const FieldDecl *D : M.Field->getParent()->fields())
+        if (Types.isDescriptor(D->getType()))
+          Members.push_back({D, Args[*M.Param]});
+      relateFlags(Object[0], Members, S);
+    }
+  }
 }
 
 void Analyzer::recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee,
@@ -302,10 +348,38 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
   });
   // What a helper's waits may find in flight, and what it may leave so.
   llvm::SmallVector<OriginId, 2> InFlightBefore = inFlight(S);
+  // The object's members its requirements test, as they are before the call
+  // (which may change them).
+  ObjectFlags Members;
+  const FunctionSummary *Summary = summaryFor(Callee);
+  if (Summary && Object && FlagsSeen) {
+    auto Note = [&](const ParameterSummary &P) {
+      for (const PathRequirement &R : P.RequiresRemote)
+        for (const ObjectFact &F : R.Requirement.WhenObject) {
+          if (llvm::any_of(Members, [&](const auto &M) { return M.first == F.Field; }))
+            continue;
+          const auto *Field = static_cast<const FieldDecl *>(F.Field);
+          KnownFlag All;
+          bool First = true;
+          for (const Location &O : *Object) {
+            KnownFlag K = flagAt(O.child(PathStep::field(Field)), S);
+            if (First)
+              All = K;
+            else if (!mergeFlags(All.Value, All.Of, K.Value, K.Of))
+              All = KnownFlag();
+            First = false;
+          }
+          if (!AnalysisCache::current().flagWrittenUnseen(*Field, Ctx))
+            Members.push_back({F.Field, All});
+        }
+    };
+    Note(Summary->Object);
+    for (const ParameterSummary &P : Summary->Params)
+      Note(P);
+  }
   forgetCallFlags(Callee, Args, Object, S);
   auto Protocol = llvm::make_scope_exit(
       [&] { protocolCall(Call, Callee, Args, InFlightBefore, S, Report); });
-  const FunctionSummary *Summary = summaryFor(Callee);
   if (!Summary) {
     opaqueCall(Callee, Args, S, Report, Depth);
     const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Callee);
@@ -335,7 +409,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
       if (P.Escapes)
         markEscaped(Held);
       for (const PathRequirement &R : P.RequiresRemote) {
-        if (!applies(R.Requirement, Args))
+        if (!applies(R.Requirement, Args, Members))
           continue;
         ValueSet VS;
         if (Locs.empty()) {
@@ -350,6 +424,20 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
         }
         // Copies a class summary brought in are reported where they were built.
         VS.filter([&](const Value &V) { return !Out.Origins[V.Origin].Imported; });
+        // A member the requirement tests that is is_remote() of the copy it
+        // is about (`Stage(r ? remote : local, r)`): only that kind's copies.
+        for (const ObjectFact &F : R.Requirement.WhenObject)
+          for (const auto &[Field, Known] : Members)
+            if (Field == F.Field && Known.Value == FlagIsRemote && Known.Of &&
+                (F.Equals == 0 || F.Equals == 1) && R.Path.Depth == 1 &&
+                R.Path.Steps[0] == PathStep::field(Known.Of)) {
+              Remoteness Wanted =
+                  (F.Equals == 1) == F.Holds ? Remoteness::Remote : Remoteness::Local;
+              VS.filter([&](const Value &V) {
+                Remoteness K = Out.Origins[V.Origin].Kind;
+                return K == Remoteness::Unknown || K == Wanted;
+              });
+            }
         if (!VS.empty())
           recordHelperWaitSend(Call, Callee, Arg, Index, VS, R.Requirement);
       }

@@ -11,6 +11,7 @@
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include <functional>
 
 using namespace clang;
@@ -211,6 +212,23 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
       Negated = !Equal;
       return Atom;
     }
+  // A member of `*this` the member function never writes: an atom a call
+  // decides from what its caller knows of the object (ObjectFact).
+  if (std::optional<ObjectFact> Member = objectMemberTest(E, Negated)) {
+    llvm::FoldingSetNodeID Profile;
+    Profile.AddInteger(0x7415);
+    Profile.AddPointer(Member->Field);
+    Profile.AddInteger(Member->Equals);
+    auto &Bucket = AtomsByHash[Profile.ComputeHash()];
+    for (AtomId Id : Bucket)
+      if (Atoms[Id].Profile == Profile)
+        return Id;
+    AtomId Id = static_cast<AtomId>(Atoms.size());
+    Atoms.push_back(AtomInfo{Profile, {}, std::nullopt});
+    Atoms[Id].ObjectMember = Member;
+    Bucket.push_back(Id);
+    return Id;
+  }
   llvm::SmallVector<const VarDecl *, 2> Vars;
   if (!collectAtomVars(E, Vars))
     return std::nullopt;
@@ -441,6 +459,115 @@ bool Analyzer::isUnguardedParam(const Value &V) const {
     return false;
   auto It = ParamRemoteAtoms.find(V.Origin);
   return It == ParamRemoteAtoms.end() || V.Assumed.lookup(It->second) != std::optional(true);
+}
+
+ObjectFacts Analyzer::objectFacts(const State &S) const {
+  ObjectFacts Result;
+  for (const Fact &F : S.Facts)
+    if (const std::optional<ObjectFact> &Member = Atoms[F.Atom].ObjectMember)
+      Result.push_back(ObjectFact{Member->Field, Member->Equals, F.Holds});
+  return Result;
+}
+
+namespace {
+/// How a member function's body uses `this`, for steadyObjectMember: how
+/// many `this` there are and how many of them are a member's base, whether
+/// a non-const member function is called on it, and which uses of one
+/// member are written.
+class ThisUses : public RecursiveASTVisitor<ThisUses> {
+public:
+  explicit ThisUses(const FieldDecl *F) : F(F) {}
+  bool shouldVisitLambdaBody() const { return true; }
+  bool VisitCXXThisExpr(CXXThisExpr *) {
+    ++Thises;
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (!isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      return true;
+    ++Bases;
+    if (const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
+        M && !M->isConst() && !M->isStatic())
+      NonConstCall = true;
+    if (ME->getMemberDecl() == F)
+      Uses.push_back(ME);
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->isAssignmentOp())
+      Written.insert(BO->getLHS()->IgnoreParens());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *UO) {
+    if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+      Written.insert(UO->getSubExpr()->IgnoreParens());
+    return true;
+  }
+  bool steady() const {
+    return Thises == Bases && !NonConstCall &&
+           llvm::none_of(Uses, [&](const Expr *U) { return Written.contains(U); });
+  }
+
+private:
+  const FieldDecl *F;
+  unsigned Thises = 0, Bases = 0;
+  bool NonConstCall = false;
+  llvm::SmallVector<const Expr *, 4> Uses;
+  llvm::DenseSet<const Expr *> Written;
+};
+} // namespace
+
+bool Analyzer::steadyObjectMember(const FieldDecl *F) {
+  auto [It, Inserted] = SteadyObjectMembers.try_emplace({Function, F}, false);
+  if (!Inserted)
+    return It->second;
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Function);
+  const auto *Owner = dyn_cast<CXXRecordDecl>(F->getParent());
+  // A constructor's members are not the caller's yet.
+  if (!MD || MD->isStatic() || isa<CXXConstructorDecl>(MD) || !MD->getBody() || !Owner ||
+      MD->getParent()->getCanonicalDecl() != Owner->getCanonicalDecl() ||
+      AnalysisCache::current().flagWrittenUnseen(*F, Ctx))
+    return false;
+  It->second = dmalint::leavesMember(MD->getBody(), F);
+  return It->second;
+}
+
+bool leavesMember(const Stmt *Body, const FieldDecl *F) {
+  ThisUses Walk(F);
+  Walk.TraverseStmt(const_cast<Stmt *>(Body));
+  return Walk.steady();
+}
+
+std::optional<ObjectFact> Analyzer::objectMemberTest(const Expr *E, bool &Negated) {
+  if (!isa_and_nonnull<CXXMethodDecl>(Function))
+    return std::nullopt;
+  auto MemberOf = [](const Expr *X) -> const FieldDecl * {
+    const auto *ME = dyn_cast<MemberExpr>(X->IgnoreParenImpCasts());
+    if (!ME || !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      return nullptr;
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    return F && isFlagType(F->getType()) ? F : nullptr;
+  };
+  std::optional<ObjectFact> Test;
+  const Expr *Bare = E->IgnoreParenImpCasts();
+  // A bool tested as it is (an enum converted to bool is not its value).
+  if (const FieldDecl *F = MemberOf(Bare); F && F->getType()->isBooleanType()) {
+    Negated = false;
+    Test = ObjectFact{F, 1, true};
+  } else if (const auto *BO = dyn_cast<BinaryOperator>(Bare);
+             BO && (BO->getOpcode() == BO_EQ || BO->getOpcode() == BO_NE)) {
+    for (auto [Side, Other] : {std::pair(BO->getLHS(), BO->getRHS()),
+                               std::pair(BO->getRHS(), BO->getLHS())})
+      if (const FieldDecl *F = MemberOf(Side))
+        if (std::optional<int64_t> Value = constantInt(Other, Ctx)) {
+          Negated = BO->getOpcode() == BO_NE;
+          Test = ObjectFact{F, *Value, true};
+          break;
+        }
+  }
+  if (!Test || !steadyObjectMember(static_cast<const FieldDecl *>(Test->Field)))
+    return std::nullopt;
+  return Test;
 }
 
 ParamFacts Analyzer::paramFacts(const State &S) const {

@@ -273,9 +273,10 @@ void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallEx
                          const ValueSet &Values, const State &S) {
   llvm::SmallVector<OriginId, 2> InFlight = inFlight(S);
   ParamFacts Params = paramFacts(S);
+  ObjectFacts Members = objectFacts(S);
   auto [It, Inserted] = UseIndex.emplace(Call, Uses.size());
   if (Inserted) {
-    Uses.push_back(DescriptorUse{Call, Call->getImplicitObjectArgument(), Values, Params,
+    Uses.push_back(DescriptorUse{Call, Call->getImplicitObjectArgument(), Values, Params, Members,
                                  InFlight, InlinedLambdas > 0});
     return;
   }
@@ -283,6 +284,7 @@ void Analyzer::recordUse(std::vector<DescriptorUse> &Uses, const CXXMemberCallEx
   DescriptorUse &Use = Uses[It->second];
   Use.Values.unionWith(Values);
   keepCommonFacts(Use.Params, Params);
+  keepCommonFacts(Use.ObjectMembers, Members);
   for (OriginId Id : InFlight)
     if (!llvm::is_contained(Use.InFlightBefore, Id))
       Use.InFlightBefore.push_back(Id);

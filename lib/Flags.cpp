@@ -591,11 +591,37 @@ void Analyzer::forgetCallFlags(const FunctionDecl *Callee, llvm::ArrayRef<const 
     ForgetPointed(Locs);
   }
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Callee);
-  if (Object && (!MD || !MD->isConst()))
+  const FunctionDecl *Body = nullptr;
+  if (Object && MD && !MD->isConst() && MD->hasBody(Body) && !Body->isDependentContext()) {
+    // A member function of the file: the object's own members it leaves
+    // as they are (leavesMember) keep their flags.
+    for (const Location &L : *Object) {
+      if (L.isUnknown())
+        continue;
+      flagsChanged(S);
+      for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
+           It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
+        const Location &At = It->first;
+        bool Forget = It->second.Flag && L.mayAlias(At);
+        if (Forget && At.Path.Depth == L.Path.Depth + 1 &&
+            At.Path.Steps[L.Path.Depth].K == PathStep::Field)
+          Forget = !leavesMember(*Body, At.Path.Steps[L.Path.Depth].FieldD);
+        It = Forget ? S.Cells.erase(It) : std::next(It);
+      }
+    }
+  } else if (Object && (!MD || !MD->isConst())) {
     for (const Location &L : *Object)
       forgetFlagsBelow(L, S);
+  }
   if (Object)
     ForgetPointed(*Object);
+}
+
+bool Analyzer::leavesMember(const FunctionDecl &Body, const FieldDecl *F) {
+  auto [It, Inserted] = MembersLeft.try_emplace({&Body, F}, false);
+  if (Inserted)
+    It->second = Body.getBody() && dmalint::leavesMember(Body.getBody(), F);
+  return It->second;
 }
 
 const VarDecl *indexVariable(const Expr *Index) {

@@ -98,7 +98,8 @@ static bool sameParameter(const ParameterSummary &P, const ParameterSummary &Q) 
 
 bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
   if (A.Params.size() != B.Params.size() || !sameParameter(A.Object, B.Object) ||
-      !samePaths(A.Returns, B.Returns) || !samePaths(A.ObjectStores, B.ObjectStores))
+      !samePaths(A.Returns, B.Returns) || !samePaths(A.ObjectStores, B.ObjectStores) ||
+      !(A.FlagInits == B.FlagInits))
     return false;
   for (size_t I = 0; I < A.Params.size(); ++I)
     if (!sameParameter(A.Params[I], B.Params[I]))
@@ -247,18 +248,22 @@ void Analyzer::summarise(const FunctionDecl &FD, const State &Exit) {
                               [&](const PathRequirement &R) { return R.Path == O.ParamPath; });
       if (It == P->RequiresRemote.end()) {
         P->RequiresRemote.push_back(PathRequirement{O.ParamPath, Requirement});
-      } else if (!(It->Requirement.WhenParams == Requirement.WhenParams)) {
+      } else {
         // Two wait_sends under different conditions: under any condition.
-        It->Requirement.WhenParams.clear();
+        if (!(It->Requirement.WhenParams == Requirement.WhenParams))
+          It->Requirement.WhenParams.clear();
+        if (!(It->Requirement.WhenObject == Requirement.WhenObject))
+          It->Requirement.WhenObject.clear();
       }
     }
   };
   for (const DescriptorUse &Use : Out.WaitSends)
-    Require(Use.Values, SendWaitRequirement{Use.Call, {}, Use.Params});
+    Require(Use.Values, SendWaitRequirement{Use.Call, {}, Use.Params, Use.ObjectMembers});
   for (const HelperWaitSend &H : Out.HelperWaitSends) {
     SendWaitRequirement Chained = H.Requirement;
     Chained.Through.insert(Chained.Through.begin(), H.Call);
-    Chained.WhenParams.clear(); // They were the callee's parameters.
+    Chained.WhenParams.clear(); // They were the callee's parameters
+    Chained.WhenObject.clear(); // and its object's members.
     Require(H.Values, Chained);
   }
   for (OriginId Id = 0; Id < Out.Origins.size(); ++Id) {
@@ -315,6 +320,65 @@ void Analyzer::summarise(const FunctionDecl &FD, const State &Exit) {
       }
     }
   }
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&FD))
+    Summary.FlagInits = memberFlagInits(*Ctor);
+}
+
+std::vector<MemberFlagInit> Analyzer::memberFlagInits(const CXXConstructorDecl &Ctor) {
+  std::vector<MemberFlagInit> Inits;
+  if (!Ctor.getBody())
+    return Inits;
+  const UnwrittenVariables &Vars = AnalysisCache::current().variables(Ctor, Api);
+  // What runs after the member is initialised: the body, and (in
+  // declaration order, but any may hand `this` on) the other initialisers.
+  auto Left = [&](const FieldDecl *F) {
+    if (!dmalint::leavesMember(Ctor.getBody(), F))
+      return false;
+    return llvm::all_of(Ctor.inits(), [&](const CXXCtorInitializer *I) {
+      return !I->getInit() || dmalint::leavesMember(I->getInit(), F);
+    });
+  };
+  for (const CXXCtorInitializer *I : Ctor.inits()) {
+    const FieldDecl *F = I->getMember();
+    if (!F || !isFlagType(F->getType()) || !I->getInit() ||
+        AnalysisCache::current().flagWrittenUnseen(*F, Ctx) || !Left(F))
+      continue;
+    const Expr *Init = I->getInit()->IgnoreImplicit();
+    if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(Init))
+      Init = Default->getExpr() ? Default->getExpr()->IgnoreImplicit() : nullptr;
+    if (!Init || Init->isValueDependent())
+      continue;
+    MemberFlagInit M;
+    M.Field = F;
+    // A parameter the constructor never writes, as it is or its copy's test.
+    const Expr *Plain = Init->IgnoreParenImpCasts();
+    const Expr *Tested = nullptr;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Plain);
+        Call && role(Call->getMethodDecl()) == ApiRole::IsRemote) {
+      Tested = Call->getImplicitObjectArgument();
+      M.IsRemoteOf = true;
+    } else if (!isa<DeclRefExpr>(Plain) ||
+               !Ctx.hasSameUnqualifiedType(Plain->getType(), F->getType())) {
+      Tested = nullptr;
+    } else {
+      Tested = Plain;
+    }
+    const auto *DRE = Tested ? dyn_cast<DeclRefExpr>(Tested->IgnoreParenImpCasts()) : nullptr;
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (P && P->getDeclContext() == &Ctor && Vars.unwritten(P)) {
+      M.Param = P->getFunctionScopeIndex();
+      Inits.push_back(M);
+      continue;
+    }
+    if (M.IsRemoteOf)
+      continue;
+    Expr::EvalResult Result;
+    if (Init->EvaluateAsInt(Result, Ctx)) {
+      M.Constant = Result.Val.getInt().getExtValue();
+      Inits.push_back(M);
+    }
+  }
+  return Inits;
 }
 
 } // namespace dmalint

@@ -97,6 +97,10 @@ struct SendWaitRequirement {
   /// Only when these bool parameters have these values: a
   /// `do_copy(bool wait, ...)` helper needs a remote copy only to wait.
   ParamFacts WhenParams;
+  /// Only when the object's members have these values: a member function
+  /// `if (remote_) d_.wait_send();` needs a remote copy only where the
+  /// caller's object may have remote_ true.
+  ObjectFacts WhenObject;
 };
 
 /// A requirement on the descriptors at one path below a parameter (or below
@@ -149,6 +153,20 @@ struct PathValues {
 /// Adds \p From to \p Into, path by path.
 void unitePaths(std::vector<PathValues> &Into, const std::vector<PathValues> &From);
 
+/// How a constructor initialises a bool or enum member: from its parameter
+/// Param (as it is, or, IsRemoteOf, as is_remote() of that descriptor
+/// parameter), or with the constant Constant.
+struct MemberFlagInit {
+  const clang::FieldDecl *Field = nullptr;
+  std::optional<unsigned> Param;
+  bool IsRemoteOf = false;
+  int64_t Constant = 0;
+  friend bool operator==(const MemberFlagInit &A, const MemberFlagInit &B) {
+    return A.Field == B.Field && A.Param == B.Param && A.IsRemoteOf == B.IsRemoteOf &&
+           A.Constant == B.Constant;
+  }
+};
+
 /// What a function's callers need to know of it.
 struct FunctionSummary {
   std::vector<ParameterSummary> Params;
@@ -158,6 +176,10 @@ struct FunctionSummary {
   std::vector<PathValues> Returns;
   /// A constructor or member function: what it may leave in `*this`, by path.
   std::vector<PathValues> ObjectStores;
+  /// A constructor: the bool or enum members it gives a value a call
+  /// decides (a parameter it never writes, a constant, is_remote() of a
+  /// descriptor parameter), which the object then holds as flags.
+  std::vector<MemberFlagInit> FlagInits;
 
   friend bool operator==(const FunctionSummary &A, const FunctionSummary &B);
 };
@@ -249,6 +271,8 @@ struct DescriptorUse {
   ValueSet Values;
   /// Bool parameters of the function known on every path to the use.
   ParamFacts Params;
+  /// The same of the members of its object (a member function's).
+  ObjectFacts ObjectMembers;
   /// The origins that may still be in flight (started, receive side not
   /// waited) just before the call, on some path.
   llvm::SmallVector<OriginId, 2> InFlightBefore;

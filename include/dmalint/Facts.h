@@ -111,6 +111,24 @@ inline void keepCommonFacts(ParamFacts &Into, const ParamFacts &Other) {
   llvm::erase_if(Into, [&](const ParamFact &F) { return !llvm::is_contained(Other, F); });
 }
 
+/// A member function's fact about a bool or enum member of its object that
+/// it never writes (`if (remote_) d_.wait_send();`, `if (kind_ ==
+/// Kind::kRemote)`): `Field == Equals` holds or not. A call decides it from
+/// what the caller knows of its object's member (a flag, Flags.cpp).
+struct ObjectFact {
+  const void *Field = nullptr; ///< The clang::FieldDecl.
+  int64_t Equals = 1;
+  bool Holds = true;
+  friend bool operator==(const ObjectFact &A, const ObjectFact &B) {
+    return A.Field == B.Field && A.Equals == B.Equals && A.Holds == B.Holds;
+  }
+};
+using ObjectFacts = llvm::SmallVector<ObjectFact, 1>;
+
+inline void keepCommonFacts(ObjectFacts &Into, const ObjectFacts &Other) {
+  llvm::erase_if(Into, [&](const ObjectFact &F) { return !llvm::is_contained(Other, F); });
+}
+
 } // namespace dmalint
 
 #endif // DMALINT_FACTS_H

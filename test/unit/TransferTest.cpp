@@ -341,6 +341,32 @@ TEST(Flags, ABoolKeptFromAFlagAtAnIndexIsTheFlagUntilTheIndexChanges) {
   EXPECT_EQ(X.waitSend(1), "maybe"); // n changed after the bool was kept.
 }
 
+TEST(Flags, AMemberFunctionsTestOfItsObjectIsDecidedAtTheCall) {
+  // `if (remote_) d_.wait_send();` in a member function that leaves remote_
+  // alone needs a remote copy only where the caller's object may have
+  // remote_ true: known from the constructor (a parameter, is_remote() of
+  // one) or a braced list; a setter makes it unknown.
+  Analysed X(std::string(Prelude) +
+             "struct St { St(AsyncCopyDescriptor d, bool r) : d_(d), r_(r) {}"
+             " explicit St(AsyncCopyDescriptor d) : d_(d), r_(d.is_remote()) {}"
+             " void set(bool r) { r_ = r; }"
+             " void fin() { if (r_) d_.wait_send(); } AsyncCopyDescriptor d_; bool r_; };\n"
+             "void k" + KernelParams +
+             " { St m(L, false); m.fin(); St n(L); n.fin(); St e(c ? R : L, c); e.fin();"
+             " St f(L, true); f.fin(); St g(L, false); g.set(c); g.fin(); }\n");
+  // The objects whose call may wait_send a local copy.
+  std::vector<std::string> Local;
+  for (const dmalint::HelperWaitSend &H : X.A->HelperWaitSends) {
+    bool AnyLocal = llvm::any_of(H.Values.values(), [&](const dmalint::Value &V) {
+      return X.A->Origins[V.Origin].Kind == dmalint::Remoteness::Local;
+    });
+    const auto *Object = dyn_cast<DeclRefExpr>(H.Argument->IgnoreParenImpCasts());
+    if (AnyLocal && Object)
+      Local.push_back(Object->getDecl()->getNameAsString());
+  }
+  EXPECT_EQ(Local, (std::vector<std::string>{"f", "g"}));
+}
+
 TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
   Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
                     " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"

@@ -85,11 +85,7 @@ bool isFlagType(clang::QualType T);
 /// `pair.second`, `std::get<1>(pair)`, a structured binding of one); null
 /// for anything else (Flags.cpp).
 const clang::FieldDecl *flagField(const clang::Expr *E);
-/// What a flag is known to hold (Cell::Flag, Cell::FlagOf).
-struct KnownFlag {
-  FlagValue Value = FlagUnknown;
-  const clang::FieldDecl *Of = nullptr;
-};
+
 /// One object a flag read may be about, and what its flag says of the
 /// branch (Flags.cpp).
 struct FlagCandidate {
@@ -98,6 +94,7 @@ struct FlagCandidate {
   LocationList FlagsAt;
   bool Excluded = false;         ///< Every flag there is surely the other value.
   const clang::FieldDecl *Of = nullptr; ///< Every flag there is is_remote() of this member.
+  FlagValue IfRemote = FlagUnknown, IfLocal = FlagUnknown; ///< An enum's relation to it.
 };
 /// The local integer variable a subscript's index is (`k` of `a[k]`), whose
 /// value a branch may narrow (State::Indices); null for anything else.
@@ -307,6 +304,11 @@ public:
   void relateFlags(const Location &Object,
                    llvm::ArrayRef<std::pair<const clang::FieldDecl *, const clang::Expr *>> Members,
                    State &S);
+  /// relateFlags for the enum member \p Flag given a constant beside a copy
+  /// of known kind: the constant is the member's value for that kind.
+  void relateEnumFlag(const Location &Object, const clang::FieldDecl *Flag,
+                      llvm::ArrayRef<std::pair<const clang::FieldDecl *, const clang::Expr *>> Members,
+                      State &S);
   /// `x.remote = ...`, `remote |= ...`: the flags it writes.
   void assignFlag(const clang::BinaryOperator *BO, State &S);
   /// A call may write the bool members of what it is handed by reference

@@ -365,7 +365,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
             KnownFlag K = flagAt(O.child(PathStep::field(Field)), S);
             if (First)
               All = K;
-            else if (!mergeFlags(All.Value, All.Of, K.Value, K.Of))
+            else if (!mergeFlags(All, K))
               All = KnownFlag();
             First = false;
           }

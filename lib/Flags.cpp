@@ -29,8 +29,10 @@
 // An enum member is a flag the same way (`{copy, Kind::kRemote}`): its
 // branch is a comparison with an enumerator (`i.kind == Kind::kRemote`,
 // `!=`: testedFlag) or a switch's case (the worklist), which keeps the
-// objects whose flag may be that enumerator (or may not be). Only a bool is
-// ever is_remote() of the copy beside it.
+// objects whose flag may be that enumerator (or may not be). Where a bool
+// is is_remote() of the copy beside it, an enum given a constant beside a
+// copy of known kind is that kind's value (relateEnumFlag), and a join keeps
+// the values of both kinds (mergeFlags): a function of the copy's kind.
 //
 // A flag is trusted only while nothing the analysis does not see may have
 // written it:
@@ -280,7 +282,7 @@ KnownFlag Analyzer::flagAt(const Location &X, const State &S) const {
         return {};
       if (First)
         All = K;
-      else if (!mergeFlags(All.Value, All.Of, K.Value, K.Of))
+      else if (!mergeFlags(All, K))
         return {};
       First = false;
     }
@@ -289,7 +291,7 @@ KnownFlag Analyzer::flagAt(const Location &X, const State &S) const {
   auto It = S.Cells.find(X);
   if (It == S.Cells.end() || !It->second.Flag)
     return {};
-  KnownFlag K{It->second.Flag, It->second.FlagOf};
+  KnownFlag K = It->second.flag();
   // An element at a constant index may be one written at an unknown index:
   // the summary's flag counts too, once the summary holds an element.
   for (unsigned I = 0; I < X.Path.Depth; ++I) {
@@ -299,7 +301,7 @@ KnownFlag Analyzer::flagAt(const Location &X, const State &S) const {
     Alternative.Path.Steps[I].Index = PathStep::Summary;
     auto A = S.Cells.find(Alternative);
     if (A != S.Cells.end() && A->second.Flag) {
-      if (!mergeFlags(K.Value, K.Of, A->second.Flag, A->second.FlagOf))
+      if (!mergeFlags(K, A->second.flag()))
         return {};
       continue;
     }
@@ -346,6 +348,7 @@ void Analyzer::forgetFlagsOf(const Location &L, State &S, bool KeepBelow) {
     }
     // The copy changed: a constant stays, the relation goes.
     C.FlagOf = nullptr;
+    C.FlagIfRemote = C.FlagIfLocal = FlagUnknown;
     It = C.Flag == FlagIsRemote ? S.Cells.erase(It) : std::next(It);
   }
 }
@@ -356,9 +359,7 @@ void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Locat
     return;
   flagsChanged(S);
   auto Set = [&](const Location &L, const KnownFlag &K) {
-    Cell &C = S.Cells[L];
-    C.Flag = K.Value;
-    C.FlagOf = K.Of;
+    S.Cells[L].setFlag(K);
     FlagsSeen = true;
   };
   if (Replace) {
@@ -377,9 +378,10 @@ void Analyzer::copyFlags(const std::map<Location, KnownFlag> &Flags, const Locat
       continue;
     }
     auto Copied = Flags.find(To.child(To.suffixOf(It->first).steps()));
-    bool Kept = Copied != Flags.end() &&
-                mergeFlags(It->second.Flag, It->second.FlagOf, Copied->second.Value,
-                           Copied->second.Of);
+    KnownFlag Merged = It->second.flag();
+    bool Kept = Copied != Flags.end() && mergeFlags(Merged, Copied->second);
+    if (Kept)
+      It->second.setFlag(Merged);
     It = Kept ? std::next(It) : S.Cells.erase(It);
   }
   if (!Fresh)
@@ -463,7 +465,13 @@ void Analyzer::relateFlags(const Location &Object,
                            llvm::ArrayRef<std::pair<const FieldDecl *, const Expr *>> Members,
                            State &S) {
   for (const auto &[Flag, FlagInit] : Members) {
-    if (!Flag->getType()->isBooleanType() || !FlagInit)
+    if (!FlagInit)
+      continue;
+    if (Flag->getType()->isEnumeralType()) {
+      relateEnumFlag(Object, Flag, Members, S);
+      continue;
+    }
+    if (!Flag->getType()->isBooleanType())
       continue;
     Location At = Object.child(PathStep::field(Flag));
     if (!flagPlace(At) || !At.isSingle())
@@ -520,6 +528,32 @@ void Analyzer::relateFlags(const Location &Object,
   }
 }
 
+void Analyzer::relateEnumFlag(
+    const Location &Object, const FieldDecl *Flag,
+    llvm::ArrayRef<std::pair<const FieldDecl *, const Expr *>> Members, State &S) {
+  Location At = Object.child(PathStep::field(Flag));
+  if (!flagPlace(At) || !At.isSingle())
+    return;
+  // `{local_copy, Kind::kLocal}`: the enumerator is what the member holds
+  // where the copy beside it is of that copy's kind, which a join with
+  // `{remote_copy, Kind::kRemote}` keeps as a function of the kind.
+  auto Given = S.Cells.find(At);
+  if (Given == S.Cells.end() || !isFlagConstant(Given->second.Flag))
+    return;
+  for (const auto &[Copy, CopyInit] : Members) {
+    if (Copy == Flag || !CopyInit || !Types.isDescriptor(Copy->getType()))
+      continue;
+    std::optional<bool> Remote = kindOf(read({Object.child(PathStep::field(Copy))}, S));
+    if (!Remote)
+      continue;
+    Cell &C = S.Cells[At];
+    C.FlagOf = Copy;
+    (*Remote ? C.FlagIfRemote : C.FlagIfLocal) = C.Flag;
+    FlagsSeen = true;
+    return;
+  }
+}
+
 void Analyzer::assignFlag(const BinaryOperator *BO, State &S) {
   FlagValue V = BO->getOpcode() == BO_Assign ? flagValue(BO->getRHS(), S) : FlagUnknown;
   if (!V && !FlagsSeen)
@@ -537,8 +571,10 @@ void Analyzer::assignFlag(const BinaryOperator *BO, State &S) {
     // One of several: each keeps what it had only where the value agrees.
     for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
          It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
-      bool Kept = !It->second.Flag || !L.mayAlias(It->first) ||
-                  mergeFlags(It->second.Flag, It->second.FlagOf, V, nullptr);
+      KnownFlag Merged = It->second.flag();
+      bool Kept = !It->second.Flag || !L.mayAlias(It->first) || mergeFlags(Merged, {V});
+      if (Kept && It->second.Flag && L.mayAlias(It->first))
+        It->second.setFlag(Merged);
       It = Kept ? std::next(It) : S.Cells.erase(It);
     }
   }
@@ -750,10 +786,13 @@ static bool judge(FlagCandidate &C, LocationList FlagsAt, FlagValue Equals, bool
     KnownFlag K = FlagAt(L);
     AnyKnown |= K.Value != FlagUnknown;
     C.Excluded &= isFlagConstant(K.Value) && (K.Value == Equals) != Value;
-    if (First)
+    if (First) {
       C.Of = K.Of;
-    else if (C.Of != K.Of)
+      C.IfRemote = K.IfRemote;
+      C.IfLocal = K.IfLocal;
+    } else if (C.Of != K.Of || C.IfRemote != K.IfRemote || C.IfLocal != K.IfLocal) {
       C.Of = nullptr;
+    }
     First = false;
   }
   return AnyKnown;
@@ -771,15 +810,18 @@ void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates,
     else
       Kept.push_back(&C);
   }
-  // Each kept object's flag is is_remote() of the same member beside it:
-  // the branch is that test, of those members (a bool's: only they equal
-  // is_remote()).
-  const FieldDecl *Of = Kept.empty() || (Equals != FlagTrue && Equals != FlagFalse)
-                            ? nullptr
-                            : Kept.front()->Of;
+  // Each kept object's flag is is_remote() of the same member beside it (a
+  // bool), or the same function of its kind (an enum): the branch is that
+  // member's test.
+  const FieldDecl *Of = Kept.empty() ? nullptr : Kept.front()->Of;
+  FlagValue IfRemote = Of ? Kept.front()->IfRemote : FlagUnknown;
+  FlagValue IfLocal = Of ? Kept.front()->IfLocal : FlagUnknown;
   for (const FlagCandidate *C : Kept)
-    if (C->Of != Of)
+    if (C->Of != Of || C->IfRemote != IfRemote || C->IfLocal != IfLocal)
       Of = nullptr;
+  bool Enum = IfRemote || IfLocal;
+  if (!Enum && Equals != FlagTrue && Equals != FlagFalse)
+    Of = nullptr;
   if ((!Narrowed && !Of) || !Trusted())
     return;
   if (Kept.empty()) {
@@ -790,11 +832,25 @@ void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates,
     Keep(Kept);
   if (!Of)
     return;
+  // The kind of the copies the branch keeps (an enum's: the kinds whose
+  // value passes it; a kind with no copy there passes).
+  bool Remote = Value == (Equals == FlagTrue);
+  if (Enum) {
+    bool RemoteOK = !IfRemote || ((IfRemote == Equals) == Value);
+    bool LocalOK = !IfLocal || ((IfLocal == Equals) == Value);
+    if (!RemoteOK && !LocalOK) {
+      S.Reachable = false;
+      return;
+    }
+    if (RemoteOK == LocalOK)
+      return;
+    Remote = RemoteOK;
+  }
   Guard Test;
   for (const FlagCandidate *C : Kept)
     for (const Location &L : C->FlagsAt)
       addLocation(Test.Subjects, flagSubject(L, Of));
-  refine(S, Test, Value == (Equals == FlagTrue));
+  refine(S, Test, Remote);
 }
 
 void Analyzer::refineFlag(State &S, const Expr *E, FlagValue Equals, bool Value) {

@@ -81,8 +81,11 @@ State joinStates(const State &A, const State &B) {
       ++J;
     } else if (I->second.Flag || J->second.Flag) {
       Cell C = I->second;
-      if (mergeFlags(C.Flag, C.FlagOf, J->second.Flag, J->second.FlagOf))
+      KnownFlag F = C.flag();
+      if (mergeFlags(F, J->second.flag())) {
+        C.setFlag(F);
         Hint = R.Cells.emplace_hint(Hint, I->first, std::move(C));
+      }
       ++I;
       ++J;
     } else {

@@ -456,17 +456,17 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
       ++Index;
     }
     llvm::SmallVector<std::pair<const FieldDecl *, const Expr *>, 4> Members;
-    bool AnyBool = false;
+    bool AnyFlag = false;
     for (const FieldDecl *FD : RD->fields()) {
       if (Index < ILE->getNumInits()) {
         initialize(Dest.child(PathStep::field(FD)), FD->getType(), ILE->getInit(Index), S,
                    Report, Depth);
         Members.push_back({FD, ILE->getInit(Index)});
-        AnyBool |= FD->getType()->isBooleanType();
+        AnyFlag |= isFlagType(FD->getType());
       }
       ++Index;
     }
-    if (AnyBool)
+    if (AnyFlag)
       relateFlags(Dest, Members, S); // `{c, c.is_remote()}`
     return;
   }

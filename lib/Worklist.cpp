@@ -361,6 +361,9 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
         llvm::errs() << "flag=" << int(C.Flag) - 1;
       if (C.FlagOf)
         llvm::errs() << "=" << C.FlagOf->getName() << ".is_remote()";
+      if (C.FlagIfRemote || C.FlagIfLocal)
+        llvm::errs() << "(remote:" << int(C.FlagIfRemote) - 1 << ",local:" << int(C.FlagIfLocal) - 1
+                     << ")";
       llvm::errs() << "}";
     }
     llvm::errs() << "\n";

@@ -52,6 +52,22 @@ inline FlagValue flagConstant(int64_t V) {
 /// Whether \p F is a constant (not unknown, not FlagIsRemote).
 inline bool isFlagConstant(FlagValue F) { return F != FlagUnknown && F != FlagIsRemote; }
 
+/// What a flag is known to hold (a cell's Flag, FlagOf, FlagIfRemote and
+/// FlagIfLocal).
+struct KnownFlag {
+  FlagValue Value = FlagUnknown;
+  const clang::FieldDecl *Of = nullptr;
+  /// An enum that is a function of the kind of the copy beside it (Of): its
+  /// value where that copy is remote, and where it is local (FlagUnknown: no
+  /// copy of that kind is there). Unset for a bool, whose relation is
+  /// is_remote() itself.
+  FlagValue IfRemote = FlagUnknown, IfLocal = FlagUnknown;
+  friend bool operator==(const KnownFlag &A, const KnownFlag &B) {
+    return A.Value == B.Value && A.Of == B.Of && A.IfRemote == B.IfRemote &&
+           A.IfLocal == B.IfLocal;
+  }
+};
+
 /// What a location holds.
 struct Cell {
   ValueSet Values;       ///< A descriptor, or an optional argument's engagement.
@@ -65,13 +81,22 @@ struct Cell {
   /// constant that matches the kind of every copy there): set for
   /// FlagIsRemote, and may be beside a constant.
   const clang::FieldDecl *FlagOf = nullptr;
+  /// An enum's relation to the copy beside it (KnownFlag::IfRemote, IfLocal).
+  FlagValue FlagIfRemote = FlagUnknown, FlagIfLocal = FlagUnknown;
+
+  KnownFlag flag() const { return {Flag, FlagOf, FlagIfRemote, FlagIfLocal}; }
+  void setFlag(const KnownFlag &K) {
+    Flag = K.Value;
+    FlagOf = K.Of;
+    FlagIfRemote = K.IfRemote;
+    FlagIfLocal = K.IfLocal;
+  }
 
   /// Whether anything is known to be here (a fresh slot's cells hold nothing).
   bool holds() const { return !Values.empty() || !Targets.empty() || Flag; }
 
   friend bool operator==(const Cell &A, const Cell &B) {
-    return A.Values == B.Values && A.Targets == B.Targets && A.Flag == B.Flag &&
-           A.FlagOf == B.FlagOf;
+    return A.Values == B.Values && A.Targets == B.Targets && A.flag() == B.flag();
   }
   friend bool operator!=(const Cell &A, const Cell &B) { return !(A == B); }
 };
@@ -163,21 +188,32 @@ struct State {
 /// The join of two states (see the file comment).
 State joinStates(const State &A, const State &B);
 
-/// What a flag is after a join or a weak write of \p V, \p Of into
-/// \p Flag, \p FlagOf: the same constant stays; two that both equal the
-/// same member's is_remote() are that; false when nothing is known.
-inline bool mergeFlags(FlagValue &Flag, const clang::FieldDecl *&FlagOf, FlagValue V,
-                       const clang::FieldDecl *Of) {
-  if (Flag == V && FlagOf == Of)
-    return Flag != FlagUnknown;
-  if (FlagOf && FlagOf == Of) {
-    Flag = FlagIsRemote;
-    return true;
+/// What a flag is after a join or a weak write of \p From into \p Into:
+/// the same constant stays; two that both equal the same member's
+/// is_remote() are that; two enums that are each a function of the same
+/// member's kind, with no kind given two values, are the function of both
+/// (`{local, kLocal}` and `{remote, kRemote}`); false when nothing is known.
+inline bool mergeFlags(KnownFlag &Into, const KnownFlag &From) {
+  if (Into == From)
+    return Into.Value != FlagUnknown;
+  if (Into.Of && Into.Of == From.Of) {
+    bool Enum = Into.IfRemote || Into.IfLocal || From.IfRemote || From.IfLocal;
+    auto Join = [](FlagValue &A, FlagValue B) {
+      if (!A)
+        A = B;
+      return !B || A == B;
+    };
+    if (!Enum || (Join(Into.IfRemote, From.IfRemote) && Join(Into.IfLocal, From.IfLocal))) {
+      if (Into.Value != From.Value)
+        Into.Value = FlagIsRemote;
+      return true;
+    }
   }
-  FlagOf = nullptr;
-  if (Flag != V || Flag == FlagIsRemote)
-    Flag = FlagUnknown;
-  return Flag != FlagUnknown;
+  Into.Of = nullptr;
+  Into.IfRemote = Into.IfLocal = FlagUnknown;
+  if (Into.Value != From.Value || Into.Value == FlagIsRemote)
+    Into.Value = FlagUnknown;
+  return Into.Value != FlagUnknown;
 }
 
 } // namespace dmalint

@@ -204,4 +204,23 @@ TEST(Join, FlagsThatAreTheSameTestStayThatTest) {
   EXPECT_FALSE(J.Cells.count(Unrelated));
 }
 
+TEST(Join, EnumsThatAreAFunctionOfTheKindStayThatFunction) {
+  // `{local, kLocal}` on one path and `{remote, kRemote}` on the other: the
+  // join knows each kind's value; `{local, kRemote}` against `{local,
+  // kLocal}` gives the local kind two values, which nothing keeps.
+  Location V = Location::variable(reinterpret_cast<const clang::VarDecl *>(0x3000));
+  const auto *Copy = reinterpret_cast<const clang::FieldDecl *>(0x5000);
+  const FlagValue Local = flagConstant(0), Remote = flagConstant(1);
+  Location Kept = V.child(PathStep::element(0)), Lost = V.child(PathStep::element(1));
+  State A, B;
+  A.Cells[Kept].setFlag({Local, Copy, FlagUnknown, Local});
+  B.Cells[Kept].setFlag({Remote, Copy, Remote, FlagUnknown});
+  A.Cells[Lost].setFlag({Local, Copy, FlagUnknown, Local});
+  B.Cells[Lost].setFlag({Remote, Copy, FlagUnknown, Remote});
+  State J = joinStates(A, B);
+  ASSERT_TRUE(J.Cells.count(Kept));
+  EXPECT_EQ(J.Cells[Kept].flag(), (KnownFlag{FlagIsRemote, Copy, Remote, Local}));
+  EXPECT_FALSE(J.Cells.count(Lost));
+}
+
 } // namespace

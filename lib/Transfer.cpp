@@ -377,7 +377,13 @@ void Analyzer::initialize(const Location &Dest, QualType T, const Expr *Init, St
     eraseBelow(Dest, S);
     for (unsigned I = 0; I < 2; ++I) {
       Location Scratch = scratch();
+      // The arm is built where the condition has its value: a flag given
+      // the condition (`r ? Op{remote, r} : Op{local, r}`) is that value.
+      bool Learnt = Atom && !S.Facts.lookup(*Atom) &&
+                    S.Facts.add(Fact{*Atom, (I == 0) == Positive});
       initialize(Scratch, T, Arms[I], S, Report, Depth);
+      if (Learnt)
+        S.Facts.erase(*Atom);
       if (Atom) {
         auto [First, Last] = S.cellsBelow(Scratch);
         for (auto It = First; It != Last; ++It)

@@ -355,10 +355,16 @@ public:
   /// The constant index of a subscript, or PathStep::Any.
   int32_t indexOf(const clang::Expr *Index) const;
   /// The elements of \p Bases at \p Index: a constant's, the indices a
-  /// local index variable is known to hold (State::Indices), or every
-  /// element (null \p Index too).
+  /// local index variable is known to hold (State::Indices), those from a
+  /// loop counter's first value on (loopLowerBound), or every element (null
+  /// \p Index too).
   LocationList elementsAt(const LocationList &Bases, const clang::Expr *Index,
                           const State &S) const;
+  /// The value a `for` loop's counter \p K starts from, when the loop only
+  /// makes it grow (`++k`, `k++`, `k += c`) and its condition and body only
+  /// read it: no value below it is ever an index of that loop.
+  std::optional<int64_t> loopLowerBound(const clang::VarDecl *K) const;
+  mutable llvm::DenseMap<const clang::VarDecl *, std::optional<int64_t>> LoopLowerBounds;
 
   // ---------------------------------------------- DescriptorModel.cpp ---
   /// \p ReturnPath: where below what the wrapper call \p Site returns.

@@ -12,6 +12,7 @@
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
@@ -85,16 +86,108 @@ int32_t Analyzer::indexOf(const Expr *Index) const {
 LocationList Analyzer::elementsAt(const LocationList &Bases, const Expr *Index,
                                   const State &S) const {
   int32_t I = indexOf(Index);
-  if (I == PathStep::Any && !S.Indices.empty())
-    if (const VarDecl *K = indexVariable(Index))
-      if (auto Known = S.Indices.find(K); Known != S.Indices.end()) {
-        LocationList Result;
-        for (int32_t One : Known->second)
-          for (const Location &B : Bases)
-            addLocation(Result, B.child(PathStep::element(One)));
-        return Result;
+  const VarDecl *K = I == PathStep::Any ? indexVariable(Index) : nullptr;
+  if (K && !S.Indices.empty())
+    if (auto Known = S.Indices.find(K); Known != S.Indices.end()) {
+      LocationList Result;
+      for (int32_t One : Known->second)
+        for (const Location &B : Bases)
+          addLocation(Result, B.child(PathStep::element(One)));
+      return Result;
+    }
+  // `for (int k = 1; k < n; ++k) ops[k]`: each element the state holds from
+  // index 1 on, and those written at unknown indices.
+  std::optional<int64_t> From = K ? loopLowerBound(K) : std::nullopt;
+  if (From && *From > 0 && llvm::none_of(Bases, [](const Location &B) { return B.isUnknown(); })) {
+    LocationList Result;
+    for (const Location &B : Bases) {
+      for (auto It = S.Cells.lower_bound(B); It != S.Cells.end() && B.isPrefixOf(It->first);
+           ++It) {
+        if (It->first.Path.Depth <= B.Path.Depth)
+          continue;
+        const PathStep &Step = It->first.Path.Steps[B.Path.Depth];
+        if (Step.K == PathStep::Element && Step.Index >= *From)
+          addLocation(Result, B.child(Step));
       }
+      addLocation(Result, B.child(PathStep::element(PathStep::Summary)));
+    }
+    return Result;
+  }
   return children(Bases, PathStep::element(I));
+}
+
+namespace {
+/// Whether every mention of \p K in what it walks reads its value.
+class OnlyRead : public RecursiveASTVisitor<OnlyRead> {
+public:
+  explicit OnlyRead(const VarDecl *K) : K(K) {}
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    Mentions += DRE->getDecl() == K;
+    return true;
+  }
+  bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
+    if (E->getCastKind() == CK_LValueToRValue)
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(E->getSubExpr()->IgnoreParens()))
+        Reads += DRE->getDecl() == K;
+    return true;
+  }
+  bool onlyRead() const { return Mentions == Reads; }
+
+private:
+  const VarDecl *K;
+  unsigned Mentions = 0, Reads = 0;
+};
+
+/// The for statements of a function by the counter their init declares.
+class LoopCounters : public RecursiveASTVisitor<LoopCounters> {
+public:
+  bool VisitForStmt(ForStmt *F) {
+    if (const auto *Decl = dyn_cast_or_null<DeclStmt>(F->getInit()))
+      if (Decl->isSingleDecl())
+        if (const auto *VD = dyn_cast<VarDecl>(Decl->getSingleDecl()))
+          Loops[VD] = F;
+    return true;
+  }
+  llvm::DenseMap<const VarDecl *, const ForStmt *> Loops;
+};
+} // namespace
+
+std::optional<int64_t> Analyzer::loopLowerBound(const VarDecl *K) const {
+  auto [It, Inserted] = LoopLowerBounds.try_emplace(K);
+  if (!Inserted)
+    return It->second;
+  const auto *Owner = dyn_cast<FunctionDecl>(K->getDeclContext());
+  std::optional<int64_t> First = K->getInit() ? constantInt(K->getInit(), Ctx) : std::nullopt;
+  if (!Owner || !Owner->getBody() || !First || !K->getType()->isIntegerType())
+    return std::nullopt;
+  LoopCounters Find;
+  Find.TraverseStmt(Owner->getBody());
+  auto Loop = Find.Loops.find(K);
+  if (Loop == Find.Loops.end())
+    return std::nullopt;
+  const ForStmt *F = Loop->second;
+  // It only grows: `++k`, `k++`, `k += c` with a constant c >= 0.
+  const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts() : nullptr;
+  auto IsK = [&](const Expr *E) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DRE && DRE->getDecl() == K;
+  };
+  bool Grows = false;
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Inc))
+    Grows = UO->isIncrementOp() && IsK(UO->getSubExpr());
+  else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Inc))
+    if (CA->getOpcode() == BO_AddAssign && IsK(CA->getLHS()))
+      if (std::optional<int64_t> Step = constantInt(CA->getRHS(), Ctx))
+        Grows = *Step >= 0;
+  if (!Grows)
+    return std::nullopt;
+  OnlyRead Uses(K);
+  Uses.TraverseStmt(const_cast<Expr *>(F->getCond()));
+  Uses.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+  if (!Uses.onlyRead())
+    return std::nullopt;
+  It->second = First;
+  return First;
 }
 
 LocationList Analyzer::resolve(const Expr *E, const State &S) {

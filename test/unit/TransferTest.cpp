@@ -367,6 +367,23 @@ TEST(Flags, AMemberFunctionsTestOfItsObjectIsDecidedAtTheCall) {
   EXPECT_EQ(Local, (std::vector<std::string>{"f", "g"}));
 }
 
+TEST(Transfer, ALoopCounterThatStartsAboveAnIndexNeverReadsIt) {
+  // `for (int k = 1; ...; ++k) v[k]` reads the elements from 1 on (and any
+  // written at an unknown index); a counter the loop writes, or one that
+  // starts at 0, reads every element.
+  Analysed X(kernel("std::array<AsyncCopyDescriptor, 3> v{L, R, R};"
+                    " for (int k = 1; k < 3; ++k) v[k].wait_send();"
+                    " for (int k = 1; k < 3; k += 2) v[k].wait_send();"
+                    " for (int k = 0; k < 3; ++k) v[k].wait_send();"
+                    " for (int k = 1; k < 3; ++k) { v[k].wait_send(); k -= 1; k += 1; }"
+                    " for (int k = 1; k < 3; --k) v[k].wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");
+  EXPECT_EQ(X.waitSend(2), "maybe");
+  EXPECT_EQ(X.waitSend(3), "maybe");
+  EXPECT_EQ(X.waitSend(4), "maybe");
+}
+
 TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
   Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
                     " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"

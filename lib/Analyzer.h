@@ -663,6 +663,9 @@ public:
     std::optional<unsigned> BoolParam; ///< The atom is exactly this bool parameter.
     /// The atom is `param == value` for this integer or enum parameter.
     std::optional<std::pair<unsigned, int64_t>> ParamEquals;
+    /// The atom is `x == value` for an expression x (its profile): where it
+    /// holds, `x == other value` does not (EqualityAtoms).
+    std::optional<std::pair<llvm::FoldingSetNodeID, int64_t>> Compared;
     /// The atom is `member == value` for a member of `*this` the function
     /// never writes (objectMemberTest).
     std::optional<ObjectFact> ObjectMember;
@@ -673,6 +676,8 @@ public:
   std::map<std::pair<const clang::ParmVarDecl *, int64_t>, AtomId> ParamValueAtoms;
   llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
+  /// The atoms `x == value`, by the hash of x's profile.
+  llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 2>> EqualityAtoms;
   /// atomFor and constantCondition by expression: neither depends on the
   /// state, and a loop's conditions are asked on every visit (profiling and
   /// constant evaluation are what a visit of a small block costs most).

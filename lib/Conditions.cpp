@@ -100,7 +100,8 @@ namespace {
 /// False for anything else, and for floating-point operands (a NaN
 /// compares false both ways).
 bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetNodeID &Profile,
-                         bool &Negated) {
+                         bool &Negated,
+                         std::optional<std::pair<llvm::FoldingSetNodeID, int64_t>> &Compared) {
   const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenCasts());
   if (!BO || !BO->isComparisonOp())
     return false;
@@ -141,6 +142,14 @@ bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetN
   llvm::FoldingSetNodeID Left, Right;
   L->IgnoreParenCasts()->Profile(Left, Ctx, /*Canonical=*/true);
   R->IgnoreParenCasts()->Profile(Right, Ctx, /*Canonical=*/true);
+  // `x == c`: x, and c (equal to two different constants is impossible).
+  if (Equality) {
+    std::optional<int64_t> CL = constantInt(L, Ctx), CR = constantInt(R, Ctx);
+    if (CL && !CR)
+      Compared.emplace(Right, *CL);
+    else if (CR && !CL)
+      Compared.emplace(Left, *CR);
+  }
   if (Equality && Right < Left)
     std::swap(Left, Right);
   Profile.AddInteger(Equality ? 0x3d3d : 0x3c);
@@ -233,7 +242,8 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
   if (!collectAtomVars(E, Vars))
     return std::nullopt;
   llvm::FoldingSetNodeID Profile;
-  bool Comparison = canonicalComparison(E, Ctx, Profile, Negated);
+  std::optional<std::pair<llvm::FoldingSetNodeID, int64_t>> Compared;
+  bool Comparison = canonicalComparison(E, Ctx, Profile, Negated, Compared);
   if (!Comparison)
     E->IgnoreParenCasts()->Profile(Profile, Ctx, /*Canonical=*/true);
   auto &Bucket = AtomsByHash[Profile.ComputeHash()];
@@ -242,6 +252,10 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
       return Id;
   AtomId Id = static_cast<AtomId>(Atoms.size());
   Atoms.push_back(AtomInfo{Profile, {}, std::nullopt});
+  if (Compared) {
+    Atoms[Id].Compared = Compared;
+    EqualityAtoms[Compared->first.ComputeHash()].push_back(Id);
+  }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
     if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()))
       if (P->getType()->isBooleanType() && P->getDeclContext() == Function)
@@ -437,8 +451,28 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
     }
     forgetUnheldLife(S, Removed, /*OnlyIfMaybeIdle=*/false);
   };
-  if (G.Atom)
+  if (G.Atom) {
     Learn(*G.Atom, Holds != G.Negated);
+    // `x == c` holds: `x == d` for another constant d does not.
+    llvm::SmallVector<AtomId, 4> Others;
+    if (const auto &Compared = Atoms[*G.Atom].Compared) {
+      auto Siblings = EqualityAtoms.find(Compared->first.ComputeHash());
+      if (Siblings != EqualityAtoms.end())
+        for (AtomId Other : Siblings->second)
+          if (Atoms[Other].Compared->first == Compared->first &&
+              Atoms[Other].Compared->second != Compared->second)
+            Others.push_back(Other);
+    } else if (const auto &Equals = Atoms[*G.Atom].ParamEquals) {
+      for (const auto &[Key, Other] : ParamValueAtoms)
+        if (Key.first->getFunctionScopeIndex() == Equals->first && Key.second != Equals->second &&
+            Key.first->getDeclContext() == Function)
+          Others.push_back(Other);
+    }
+    if (Holds != G.Negated)
+      for (AtomId Other : Others)
+        if (S.Reachable)
+          Learn(Other, false);
+  }
   if (G.Alias && S.Reachable)
     Learn(*G.Alias, Holds != G.AliasNegated);
   if (G.Flag && S.Reachable)

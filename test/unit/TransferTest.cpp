@@ -203,6 +203,21 @@ TEST(Conditions, AComparisonIsOneAtomHoweverItIsSpelled) {
   EXPECT_EQ(X.waitSend(6), "maybe");
 }
 
+TEST(Conditions, EqualToOneConstantIsNotEqualToAnother) {
+  // Where `x == 1` holds, `x == 0` does not: for an expression, a local and
+  // a parameter alike.
+  Analysed X(kernel("const int sl = i % 2; auto e = sl == 0 ? L : R; e.start();"
+                    " if (sl == 1) e.wait_send(); if (sl == 0) e.wait_send();"
+                    " auto f = i % 2 == 0 ? L : R; f.start(); if (i % 2 == 1) f.wait_send();"
+                    " auto g = i == 0 ? L : R; g.start(); if (i == 3) g.wait_send();"
+                    " if (i != 3) g.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "clean");
+  EXPECT_EQ(X.waitSend(3), "clean");
+  EXPECT_EQ(X.waitSend(4), "maybe");
+}
+
 TEST(Flags, FlagReadThroughTheLoopReferenceKeepsItsElements) {
   // `{copy, true}` beside each copy, and a branch on the flag through the
   // loop's reference: only the elements whose flag has the branch's value.

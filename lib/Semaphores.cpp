@@ -339,6 +339,21 @@ bool isOtherSlot(const Expr *E, const Expr *F, const ASTContext &Ctx) {
 
 /// True when \p V is initialised by default construction (`T v;`, `T v{};`,
 /// `T v = T();`): a new object that copies nothing.
+/// Whether \p E reads a variable, a member or a call's result anywhere in
+/// it: what it builds may be a copy of something with another name.
+static bool copiesNamedValues(const Stmt *E) {
+  if (!E)
+    return false;
+  if (isa<DeclRefExpr, MemberExpr>(E))
+    return !isa<DeclRefExpr>(E) || isa<VarDecl>(cast<DeclRefExpr>(E)->getDecl());
+  if (const auto *Call = dyn_cast<CallExpr>(E); Call && !isa<CXXOperatorCallExpr>(Call))
+    return true;
+  for (const Stmt *Child : E->children())
+    if (copiesNamedValues(Child))
+      return true;
+  return false;
+}
+
 bool defaultConstructed(const VarDecl *V) {
   if (!V->getInit())
     return false;
@@ -521,6 +536,14 @@ std::optional<NameRoot> nameRoot(const Expr *Inner, const UnwrittenVariables &Va
     if (Vars.declaredInLoop(V))
       return std::nullopt;
   }
+  // An array made of copies of semaphores it can reach otherwise
+  // (`DmaSemaphore ss[2] = {send[0], send[1]};`, a std::array of them): its
+  // elements are theirs, which it does not name.
+  const auto *Std = V->getType()->getAsCXXRecordDecl();
+  bool Array = V->getType()->isArrayType() || (Std && Std->isInStdNamespace());
+  if (Array && !isa<ParmVarDecl>(V) && V->isLocalVarDecl() && V->getInit() &&
+      !defaultConstructed(V) && copiesNamedValues(V->getInit()))
+    return std::nullopt;
   return NameRoot{canonical(V), nullptr};
 }
 

@@ -378,6 +378,22 @@ std::vector<std::optional<dmalint::SemaphoreName>> copyNames(const std::string &
   return Out;
 }
 
+TEST(Semaphores, AnArrayOfCopiesNamesNoSemaphoreOfItsOwn) {
+  // `DmaSemaphore ss[2] = {send[0], send[1]};`: its elements are send's,
+  // so it is no root; one made fresh (`DmaSemaphore fresh[2];`) is.
+  std::unique_ptr<ASTUnit> AST;
+  auto Names = copyNames("void k(Ref<float> a, SemaphoreArray<DmaSemaphore> send) {\n"
+                         "  DmaSemaphore ss[2] = {send[0], send[1]};\n"
+                         "  DmaSemaphore fresh[2];\n"
+                         "  make_async_copy(a, a, ss[1]).wait();\n"
+                         "  make_async_copy(a, a, fresh[1]).wait();\n}",
+                         AST);
+  ASSERT_EQ(Names.size(), 2u);
+  EXPECT_FALSE(Names[0]);
+  ASSERT_TRUE(Names[1]);
+  EXPECT_EQ(Names[1]->Root->getName(), "fresh");
+}
+
 TEST(Semaphores, AMemberOfOneVariableIsARoot) {
   const std::string Struct = "struct S { Ref<float> a; DmaSemaphore sem, other; "
                              "SemaphoreArray<DmaSemaphore> sems; };\n";

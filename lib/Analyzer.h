@@ -143,6 +143,9 @@ public:
   /// atom's negation (`a != b` of `a == b`: makeAtom).
   std::optional<AtomId> atomFor(const clang::Expr *E, bool &Positive);
   std::optional<AtomId> makeAtom(const clang::Expr *E, bool &Negated);
+  /// The atom of \p Profile, and whether it is new (then the caller says
+  /// what it is).
+  std::pair<AtomId, bool> internAtom(const llvm::FoldingSetNodeID &Profile);
   /// What the condition \p Cond tests, its negations taken off into
   /// \p Positive, and a bool of the function that keeps the value of its
   /// initialiser replaced by that initialiser (`bool remote = far;`, the

@@ -228,14 +228,9 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
     Profile.AddInteger(0x7415);
     Profile.AddPointer(Member->Field);
     Profile.AddInteger(Member->Equals);
-    auto &Bucket = AtomsByHash[Profile.ComputeHash()];
-    for (AtomId Id : Bucket)
-      if (Atoms[Id].Profile == Profile)
-        return Id;
-    AtomId Id = static_cast<AtomId>(Atoms.size());
-    Atoms.push_back(AtomInfo{Profile, {}, std::nullopt});
-    Atoms[Id].ObjectMember = Member;
-    Bucket.push_back(Id);
+    auto [Id, New] = internAtom(Profile);
+    if (New)
+      Atoms[Id].ObjectMember = Member;
     return Id;
   }
   llvm::SmallVector<const VarDecl *, 2> Vars;
@@ -246,12 +241,9 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
   bool Comparison = canonicalComparison(E, Ctx, Profile, Negated, Compared);
   if (!Comparison)
     E->IgnoreParenCasts()->Profile(Profile, Ctx, /*Canonical=*/true);
-  auto &Bucket = AtomsByHash[Profile.ComputeHash()];
-  for (AtomId Id : Bucket)
-    if (Atoms[Id].Profile == Profile)
-      return Id;
-  AtomId Id = static_cast<AtomId>(Atoms.size());
-  Atoms.push_back(AtomInfo{Profile, {}, std::nullopt});
+  auto [Id, New] = internAtom(Profile);
+  if (!New)
+    return Id;
   if (Compared) {
     Atoms[Id].Compared = Compared;
     EqualityAtoms[Compared->first.ComputeHash()].push_back(Id);
@@ -265,8 +257,18 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
       Atoms[Id].Vars.push_back(VD);
       AtomsByVar[VD].push_back(Id);
     }
-  Bucket.push_back(Id);
   return Id;
+}
+
+std::pair<AtomId, bool> Analyzer::internAtom(const llvm::FoldingSetNodeID &Profile) {
+  auto &Bucket = AtomsByHash[Profile.ComputeHash()];
+  for (AtomId Id : Bucket)
+    if (Atoms[Id].Profile == Profile)
+      return {Id, false};
+  AtomId Id = static_cast<AtomId>(Atoms.size());
+  Atoms.push_back(AtomInfo{Profile, {}, std::nullopt});
+  Bucket.push_back(Id);
+  return {Id, true};
 }
 
 std::optional<bool> Analyzer::boundCondition(const Expr *E) const {

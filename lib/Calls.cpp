@@ -424,18 +424,21 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
         }
         // Copies a class summary brought in are reported where they were built.
         VS.filter([&](const Value &V) { return !Out.Origins[V.Origin].Imported; });
-        // A member the requirement tests that is is_remote() of the copy it
-        // is about (`Stage(r ? remote : local, r)`): only that kind's copies.
+        // A member the requirement tests that is a function of the kind of
+        // the copy it is about (`Stage(r ? remote : local, r)`, an enum
+        // joined from `{local, kLocal}` and `{remote, kRemote}`): only the
+        // copies of the kinds that pass.
         for (const ObjectFact &F : R.Requirement.WhenObject)
           for (const auto &[Field, Known] : Members)
             if (Field == F.Field && Known.Value == FlagIsRemote && Known.Of &&
-                (F.Equals == 0 || F.Equals == 1) && R.Path.Depth == 1 &&
+                isFlagConstant(flagConstant(F.Equals)) && R.Path.Depth == 1 &&
                 R.Path.Steps[0] == PathStep::field(Known.Of)) {
-              Remoteness Wanted =
-                  (F.Equals == 1) == F.Holds ? Remoteness::Remote : Remoteness::Local;
+              PassingKinds Kinds =
+                  passingKinds(Known.IfRemote, Known.IfLocal, flagConstant(F.Equals), F.Holds);
               VS.filter([&](const Value &V) {
                 Remoteness K = Out.Origins[V.Origin].Kind;
-                return K == Remoteness::Unknown || K == Wanted;
+                return K == Remoteness::Unknown ||
+                       (K == Remoteness::Remote ? Kinds.Remote : Kinds.Local);
               });
             }
         if (!VS.empty())

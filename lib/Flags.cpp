@@ -832,20 +832,15 @@ void Analyzer::narrowByFlags(State &S, llvm::ArrayRef<FlagCandidate> Candidates,
     Keep(Kept);
   if (!Of)
     return;
-  // The kind of the copies the branch keeps (an enum's: the kinds whose
-  // value passes it; a kind with no copy there passes).
-  bool Remote = Value == (Equals == FlagTrue);
-  if (Enum) {
-    bool RemoteOK = !IfRemote || ((IfRemote == Equals) == Value);
-    bool LocalOK = !IfLocal || ((IfLocal == Equals) == Value);
-    if (!RemoteOK && !LocalOK) {
-      S.Reachable = false;
-      return;
-    }
-    if (RemoteOK == LocalOK)
-      return;
-    Remote = RemoteOK;
+  // The kind of the copies the branch keeps.
+  PassingKinds Kinds = passingKinds(IfRemote, IfLocal, Equals, Value);
+  if (!Kinds.Remote && !Kinds.Local) {
+    S.Reachable = false;
+    return;
   }
+  if (Kinds.Remote == Kinds.Local)
+    return;
+  bool Remote = Kinds.Remote;
   Guard Test;
   for (const FlagCandidate *C : Kept)
     for (const Location &L : C->FlagsAt)

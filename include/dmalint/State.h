@@ -68,6 +68,24 @@ struct KnownFlag {
   }
 };
 
+/// Which kinds of the copy beside it a flag related to that copy
+/// (KnownFlag::Of) lets through a branch where it equals \p Equals (\p Value)
+/// or not: a bool is is_remote() itself, so one kind (none tested: both); an
+/// enum lets the kinds whose value passes (and a kind with no copy there).
+struct PassingKinds {
+  bool Remote = true, Local = true;
+};
+inline PassingKinds passingKinds(FlagValue IfRemote, FlagValue IfLocal, FlagValue Equals,
+                                 bool Value) {
+  if (IfRemote || IfLocal)
+    return {!IfRemote || ((IfRemote == Equals) == Value),
+            !IfLocal || ((IfLocal == Equals) == Value)};
+  if (Equals != FlagTrue && Equals != FlagFalse)
+    return {};
+  bool Remote = Value == (Equals == FlagTrue);
+  return {Remote, !Remote};
+}
+
 /// What a location holds.
 struct Cell {
   ValueSet Values;       ///< A descriptor, or an optional argument's engagement.

@@ -281,8 +281,10 @@ public:
   /// What the bool member at \p X holds on this path, if known (an element
   /// at a constant index: and any written at an unknown index).
   KnownFlag flagAt(const Location &X, const State &S) const;
-  /// The flags at and below \p L are unknown now.
-  void forgetFlagsBelow(const Location &L, State &S);
+  /// The flags at and below \p L are unknown now (but those of the members
+  /// of L's own object that \p Kept keeps).
+  void forgetFlagsBelow(const Location &L, State &S,
+                        llvm::function_ref<bool(const clang::FieldDecl *)> Kept = nullptr);
   /// The descriptor at \p L changed: no flag equals its is_remote() now
   /// (\p KeepBelow: but those in the object L, which a copy of a whole
   /// object brings along). Nothing while copyObject writes (CopyingInto).

@@ -318,13 +318,20 @@ void Analyzer::flagsChanged(State &S) {
     It = It->second.Flag ? S.Guards.erase(It) : std::next(It);
 }
 
-void Analyzer::forgetFlagsBelow(const Location &L, State &S) {
+void Analyzer::forgetFlagsBelow(const Location &L, State &S,
+                                llvm::function_ref<bool(const FieldDecl *)> Kept) {
   if (!FlagsSeen || L.isUnknown())
     return;
   flagsChanged(S);
   for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
-       It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;)
-    It = It->second.Flag && L.mayAlias(It->first) ? S.Cells.erase(It) : std::next(It);
+       It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
+    const Location &At = It->first;
+    bool Forget = It->second.Flag && L.mayAlias(At);
+    if (Forget && Kept && At.Path.Depth == L.Path.Depth + 1 &&
+        At.Path.Steps[L.Path.Depth].K == PathStep::Field)
+      Forget = !Kept(At.Path.Steps[L.Path.Depth].FieldD);
+    It = Forget ? S.Cells.erase(It) : std::next(It);
+  }
 }
 
 /// Where the descriptor member a flag at \p FlagAt equals is_remote() of is.
@@ -627,27 +634,14 @@ void Analyzer::forgetCallFlags(const FunctionDecl *Callee, llvm::ArrayRef<const 
     ForgetPointed(Locs);
   }
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Callee);
-  const FunctionDecl *Body = nullptr;
-  if (Object && MD && !MD->isConst() && MD->hasBody(Body) && !Body->isDependentContext()) {
+  if (Object && (!MD || !MD->isConst())) {
     // A member function of the file: the object's own members it leaves
     // as they are (leavesMember) keep their flags.
-    for (const Location &L : *Object) {
-      if (L.isUnknown())
-        continue;
-      flagsChanged(S);
-      for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});
-           It != S.Cells.end() && It->first.Kind == L.Kind && It->first.Root == L.Root;) {
-        const Location &At = It->first;
-        bool Forget = It->second.Flag && L.mayAlias(At);
-        if (Forget && At.Path.Depth == L.Path.Depth + 1 &&
-            At.Path.Steps[L.Path.Depth].K == PathStep::Field)
-          Forget = !leavesMember(*Body, At.Path.Steps[L.Path.Depth].FieldD);
-        It = Forget ? S.Cells.erase(It) : std::next(It);
-      }
-    }
-  } else if (Object && (!MD || !MD->isConst())) {
+    const FunctionDecl *Body = nullptr;
+    bool Seen = MD && MD->hasBody(Body) && !Body->isDependentContext();
+    auto Left = [&](const FieldDecl *F) { return leavesMember(*Body, F); };
     for (const Location &L : *Object)
-      forgetFlagsBelow(L, S);
+      forgetFlagsBelow(L, S, Seen ? llvm::function_ref<bool(const FieldDecl *)>(Left) : nullptr);
   }
   if (Object)
     ForgetPointed(*Object);

@@ -58,15 +58,16 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
         continue;
     }
     bool OnlySrcSem = false, OnlyDeviceId = false, AnyConsistent = false;
-    llvm::SmallVector<const Expr *, 2> UnsetAt;
+    // Where the one left unset was made, and whether it is the device id.
+    llvm::SmallVector<std::pair<const Expr *, bool>, 2> UnsetAt;
     for (const auto &C : Built.Combinations) {
       if (!C.SrcSem || !C.DeviceId || *C.SrcSem == *C.DeviceId) {
         AnyConsistent = true;
         continue;
       }
       (*C.SrcSem ? OnlySrcSem : OnlyDeviceId) = true;
-      const Expr *Unset = *C.SrcSem ? C.DeviceIdSite : C.SrcSemSite;
-      if (Unset && !llvm::is_contained(UnsetAt, Unset))
+      std::pair<const Expr *, bool> Unset{*C.SrcSem ? C.DeviceIdSite : C.SrcSemSite, *C.SrcSem};
+      if (Unset.first && !llvm::is_contained(UnsetAt, Unset))
         UnsetAt.push_back(Unset);
     }
     SourceLocation At = constructionLoc(Built.site());
@@ -81,21 +82,23 @@ void SrcSemDeviceIdMismatchCheck::checkPaths(const FunctionDecl &Function, ASTCo
                                                      : nullptr;
     StringRef SrcName = parameterName(Ctor, M.CtorSrcSemParam, "src_sem");
     StringRef DevName = parameterName(Ctor, M.CtorDeviceIdParam, "device_id");
-    // Both ways round on different paths: name the first.
     StringRef SetName = OnlySrcSem ? SrcName : DevName;
-    StringRef UnsetName = OnlySrcSem ? DevName : SrcName;
     Candidate C;
     C.Loc = At;
     C.Definite = !AnyConsistent;
     C.Message = formatMessage(
-        C.Definite
+        OnlySrcSem && OnlyDeviceId
+            ? "either both or neither '%0' and '%1' can be set, but on some paths only '%0' "
+              "is and on others only '%1'"
+        : C.Definite
             ? "either both or neither '%0' and '%1' can be set, but only '%2' is"
             : "either both or neither '%0' and '%1' can be set, but on some paths only '%2' is",
         {SrcName.str(), DevName.str(), SetName.str()});
-    for (const Expr *Unset : UnsetAt)
+    for (const auto &[Unset, DeviceIdUnset] : UnsetAt)
       C.Notes.push_back({isa<CXXConstructExpr>(Unset) ? constructionLoc(Unset)
                                                       : Unset->getBeginLoc(),
-                         formatMessage("'%0' is left unset here", {UnsetName.str()})});
+                         formatMessage("'%0' is left unset here",
+                                       {(DeviceIdUnset ? DevName : SrcName).str()})});
     reached(At, std::move(C));
   }
 }

@@ -96,6 +96,19 @@ struct FlagCandidate {
   const clang::FieldDecl *Of = nullptr; ///< Every flag there is is_remote() of this member.
   FlagValue IfRemote = FlagUnknown, IfLocal = FlagUnknown; ///< An enum's relation to it.
 };
+/// An expression (its profile) compared with a constant: `x == c`, `x < c`
+/// or `x > c`, however written (`c > x` is `x < c`).
+struct ConstantComparison {
+  enum Relation : uint8_t { Equal, Below, Above };
+  llvm::FoldingSetNodeID Subject;
+  int64_t Constant = 0;
+  Relation Rel = Equal;
+  /// Whether \p Value makes the comparison hold.
+  bool holdsFor(int64_t Value) const {
+    return Rel == Equal ? Value == Constant : Rel == Below ? Value < Constant : Value > Constant;
+  }
+};
+
 /// The local integer variable a subscript's index is (`k` of `a[k]`), whose
 /// value a branch may narrow (State::Indices); null for anything else.
 const clang::VarDecl *indexVariable(const clang::Expr *Index);
@@ -200,8 +213,20 @@ public:
   /// Narrows \p S to the paths where \p G evaluates to \p Holds; marks it
   /// unreachable when no such path exists.
   void refine(State &S, const Guard &G, bool Holds);
-  /// \p VD may have changed: forget what conditions over it said.
+  /// \p VD may have changed (or its lifetime ended): a condition over it
+  /// may test another value from here on. What the path knew of its atoms,
+  /// and what values assumed of them, moves to their retired atoms: no
+  /// later condition is one, yet the values a branch on it made stay
+  /// correlated (`if (me > 0) s = send; if (me > 0) id = peer;` made both
+  /// or neither however `me` changes after).
   void invalidateVar(const clang::VarDecl *VD, State &S);
+  /// The atom that stands for the last value of \p Id's variables before
+  /// they changed. One per atom: a retirement forgets the previous one's.
+  AtomId retiredAtom(AtomId Id);
+  /// Whether one value of each expression compared with constants in
+  /// \p Facts passes every comparison as \p Facts says (`x > 1` holding
+  /// and `x > 0` failing is no path). Facts of other atoms agree.
+  bool comparisonsAgree(const FactSet &Facts) const;
   /// The pseudo-atom "this parameter's descriptor is remote".
   AtomId paramRemoteAtom(OriginId Origin);
   /// A parameter's descriptor not known to be remote on its path.
@@ -266,8 +291,12 @@ public:
   void escapeBelow(const LocationList &Locs, const State &S);
   /// The cells below \p L go (a scope ends, a temporary is done).
   void eraseBelow(const Location &L, State &S);
-  /// \p VD's scope ended.
-  void endLifetime(const clang::VarDecl *VD, State &S);
+  /// \p VD's scope ended, or (\p Redeclared) its declaration runs again.
+  /// Only then do conditions over it retire (invalidateVar): until then no
+  /// code can name it, so what the path knew of it still says which way
+  /// the branches on it went, the same on every path to a join whichever
+  /// one its last mention was on.
+  void endLifetime(const clang::VarDecl *VD, State &S, bool Redeclared = false);
   /// Drops the lifecycle of each of \p Candidates that no cell holds (with
   /// \p OnlyIfMaybeIdle, only of those that may be idle).
   void forgetUnheldLife(State &S, llvm::ArrayRef<OriginId> Candidates, bool OnlyIfMaybeIdle);
@@ -361,10 +390,15 @@ public:
   int32_t indexOf(const clang::Expr *Index) const;
   /// The elements of \p Bases at \p Index: a constant's, the indices a
   /// local index variable is known to hold (State::Indices), those from a
-  /// loop counter's first value on (loopLowerBound), or every element (null
-  /// \p Index too).
+  /// loop counter's first value on (loopLowerBound), those the path's facts
+  /// on the index allow (indexFacts), or every element (null \p Index too).
   LocationList elementsAt(const LocationList &Bases, const clang::Expr *Index,
                           const State &S) const;
+  /// What the facts of \p S say of the index \p Index: each comparison of
+  /// it with a constant, and whether it holds (`if (i > 0)`, `if (i == 0)
+  /// continue;`, `if (k != 0)` of a parameter k).
+  llvm::SmallVector<std::pair<ConstantComparison, bool>, 2>
+  indexFacts(const clang::Expr *Index, const State &S) const;
   /// The value a `for` loop's counter \p K starts from, when the loop only
   /// makes it grow (`++k`, `k++`, `k += c`) and its condition and body only
   /// read it: no value below it is ever an index of that loop.
@@ -668,9 +702,11 @@ public:
     std::optional<unsigned> BoolParam; ///< The atom is exactly this bool parameter.
     /// The atom is `param == value` for this integer or enum parameter.
     std::optional<std::pair<unsigned, int64_t>> ParamEquals;
-    /// The atom is `x == value` for an expression x (its profile): where it
-    /// holds, `x == other value` does not (EqualityAtoms).
-    std::optional<std::pair<llvm::FoldingSetNodeID, int64_t>> Compared;
+    /// The atom compares an expression x (its profile) with a constant:
+    /// `x == c` (where it holds, `x == other value` does not:
+    /// EqualityAtoms), `x < c` or `x > c`. An index known to fail it names
+    /// no element it excludes (excludedIndex).
+    std::optional<ConstantComparison> Compared;
     /// The atom is `member == value` for a member of `*this` the function
     /// never writes (objectMemberTest).
     std::optional<ObjectFact> ObjectMember;
@@ -681,6 +717,8 @@ public:
   std::map<std::pair<const clang::ParmVarDecl *, int64_t>, AtomId> ParamValueAtoms;
   llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 1>> AtomsByHash;
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<AtomId, 2>> AtomsByVar;
+  /// retiredAtom, by the atom it retires.
+  llvm::DenseMap<AtomId, AtomId> RetiredAtoms;
   /// The atoms `x == value`, by the hash of x's profile.
   llvm::DenseMap<unsigned, llvm::SmallVector<AtomId, 2>> EqualityAtoms;
   /// atomFor and constantCondition by expression: neither depends on the

@@ -13,6 +13,7 @@
 #include "dmalint/AstUtil.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include <functional>
+#include <limits>
 
 using namespace clang;
 
@@ -100,8 +101,7 @@ namespace {
 /// False for anything else, and for floating-point operands (a NaN
 /// compares false both ways).
 bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetNodeID &Profile,
-                         bool &Negated,
-                         std::optional<std::pair<llvm::FoldingSetNodeID, int64_t>> &Compared) {
+                         bool &Negated, std::optional<ConstantComparison> &Compared) {
   const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenCasts());
   if (!BO || !BO->isComparisonOp())
     return false;
@@ -142,14 +142,15 @@ bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetN
   llvm::FoldingSetNodeID Left, Right;
   L->IgnoreParenCasts()->Profile(Left, Ctx, /*Canonical=*/true);
   R->IgnoreParenCasts()->Profile(Right, Ctx, /*Canonical=*/true);
-  // `x == c`: x, and c (equal to two different constants is impossible).
-  if (Equality) {
-    std::optional<int64_t> CL = constantInt(L, Ctx), CR = constantInt(R, Ctx);
-    if (CL && !CR)
-      Compared.emplace(Right, *CL);
-    else if (CR && !CL)
-      Compared.emplace(Left, *CR);
-  }
+  // `x == c`, `x < c`, `c < x` (x > c): x and c. Equal to two different
+  // constants is impossible, and an index that fails the comparison is not
+  // an element's it excludes.
+  std::optional<int64_t> CL = constantInt(L, Ctx), CR = constantInt(R, Ctx);
+  using Rel = ConstantComparison;
+  if (CL && !CR)
+    Compared = ConstantComparison{Right, *CL, Equality ? Rel::Equal : Rel::Above};
+  else if (CR && !CL)
+    Compared = ConstantComparison{Left, *CR, Equality ? Rel::Equal : Rel::Below};
   if (Equality && Right < Left)
     std::swap(Left, Right);
   Profile.AddInteger(Equality ? 0x3d3d : 0x3c);
@@ -237,7 +238,7 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
   if (!collectAtomVars(E, Vars))
     return std::nullopt;
   llvm::FoldingSetNodeID Profile;
-  std::optional<std::pair<llvm::FoldingSetNodeID, int64_t>> Compared;
+  std::optional<ConstantComparison> Compared;
   bool Comparison = canonicalComparison(E, Ctx, Profile, Negated, Compared);
   if (!Comparison)
     E->IgnoreParenCasts()->Profile(Profile, Ctx, /*Canonical=*/true);
@@ -246,7 +247,8 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
     return Id;
   if (Compared) {
     Atoms[Id].Compared = Compared;
-    EqualityAtoms[Compared->first.ComputeHash()].push_back(Id);
+    if (Compared->Rel == ConstantComparison::Equal)
+      EqualityAtoms[Compared->Subject.ComputeHash()].push_back(Id);
   }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
     if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()))
@@ -319,10 +321,29 @@ void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
     // A bool assigned this condition holds its old value.
     for (auto G = S.Guards.begin(); G != S.Guards.end();)
       G = G->second.Alias == Id ? S.Guards.erase(G) : std::next(G);
-    S.Facts.erase(Id);
-    for (auto &[L, C] : S.Cells)
-      C.Values.forget(Id);
+    AtomId Retired = retiredAtom(Id);
+    S.Facts.erase(Retired);
+    if (std::optional<bool> Holds = S.Facts.lookup(Id)) {
+      S.Facts.erase(Id);
+      S.Facts.add(Fact{Retired, *Holds});
+    }
+    for (auto &[L, C] : S.Cells) {
+      C.Values.forget(Retired);
+      C.Values.renameAtom(Id, Retired);
+    }
   }
+}
+
+AtomId Analyzer::retiredAtom(AtomId Id) {
+  auto [It, Inserted] = RetiredAtoms.try_emplace(Id, 0);
+  if (Inserted) {
+    // No expression profiles to this: no condition is the retired atom.
+    llvm::FoldingSetNodeID Profile;
+    Profile.AddInteger(0x7e71);
+    Profile.AddInteger(Id);
+    It->second = internAtom(Profile).first;
+  }
+  return It->second;
 }
 
 Guard Analyzer::classify(const Expr *Cond, const State &S) {
@@ -403,12 +424,18 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
   // Descriptors of the other kind are not on this path. A parameter's
   // descriptor is of unknown kind: remember on which side of its own
   // is_remote() test this path is, for its summary.
+  // What every copy the one tested location keeps assumes holds on the
+  // path: `if (k > 0) d = R; if (k > 0) e = R;` then `if (d.is_remote())`
+  // is where k > 0, so e is remote there too.
+  std::optional<FactSet> Implied;
+  unsigned Tested = 0;
   for (const Location &Subject : G.Subjects) {
     bool AnyBefore = false, AnyAfter = false;
     for (auto &[L, C] : S.Cells) {
       if (L.Path.Depth != Subject.Path.Depth || !Subject.mayAlias(L) || C.Values.empty())
         continue;
       AnyBefore = true;
+      ++Tested;
       ValueSet Kept = C.Values;
       Kept.filter([&](const Value &V) {
         Remoteness K = Out.Origins[V.Origin].Kind;
@@ -428,6 +455,8 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
       NoteRemoved(C.Values, Kept);
       C.Values = std::move(Kept);
       AnyAfter |= !C.Values.empty();
+      for (const Value &V : C.Values.values())
+        Implied = Implied ? FactSet::intersect(*Implied, V.Assumed) : V.Assumed;
     }
     if (AnyBefore && !AnyAfter && G.Subjects.size() == 1)
       S.Reachable = false; // d is provably the other kind here.
@@ -445,24 +474,43 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
       return;
     }
     S.Facts.add(Fact{Atom, Outcome});
+    // `x > 1` after `x > 0` failed: no path, and no value made where it did.
+    bool Compared = Atoms[Atom].Compared.has_value();
+    if (Compared && !comparisonsAgree(S.Facts)) {
+      S.Reachable = false;
+      return;
+    }
     for (auto &[L, C] : S.Cells) {
       bool WasEmpty = C.Values.empty();
       C.Values.restrict(Fact{Atom, Outcome}, &Removed);
+      if (Compared) {
+        ValueSet Before = C.Values;
+        FactSet Both;
+        C.Values.filter([&](const Value &V) {
+          return FactSet::conjoin(V.Assumed, S.Facts, Both) && comparisonsAgree(Both);
+        });
+        NoteRemoved(Before, C.Values);
+      }
       if (!WasEmpty && C.Values.empty())
         S.Reachable = false; // Every value needs the other outcome.
     }
     forgetUnheldLife(S, Removed, /*OnlyIfMaybeIdle=*/false);
   };
+  if (Implied && Tested == 1 && G.Subjects.size() == 1)
+    for (const Fact &F : *Implied)
+      if (S.Reachable)
+        Learn(F.Atom, F.Holds);
   if (G.Atom) {
     Learn(*G.Atom, Holds != G.Negated);
     // `x == c` holds: `x == d` for another constant d does not.
     llvm::SmallVector<AtomId, 4> Others;
-    if (const auto &Compared = Atoms[*G.Atom].Compared) {
-      auto Siblings = EqualityAtoms.find(Compared->first.ComputeHash());
+    const auto &Compared = Atoms[*G.Atom].Compared;
+    if (Compared && Compared->Rel == ConstantComparison::Equal) {
+      auto Siblings = EqualityAtoms.find(Compared->Subject.ComputeHash());
       if (Siblings != EqualityAtoms.end())
         for (AtomId Other : Siblings->second)
-          if (Atoms[Other].Compared->first == Compared->first &&
-              Atoms[Other].Compared->second != Compared->second)
+          if (Atoms[Other].Compared->Subject == Compared->Subject &&
+              Atoms[Other].Compared->Constant != Compared->Constant)
             Others.push_back(Other);
     } else if (const auto &Equals = Atoms[*G.Atom].ParamEquals) {
       for (const auto &[Key, Other] : ParamValueAtoms)
@@ -606,6 +654,58 @@ std::optional<ObjectFact> Analyzer::objectMemberTest(const Expr *E, bool &Negate
   return Test;
 }
 
+bool Analyzer::comparisonsAgree(const FactSet &Facts) const {
+  llvm::SmallVector<const Fact *, 4> Compared;
+  for (const Fact &F : Facts)
+    if (F.Atom < Atoms.size() && Atoms[F.Atom].Compared)
+      Compared.push_back(&F);
+  if (Compared.size() < 2)
+    return true;
+  // Each subject's values as an interval less the points `x == c` fails
+  // at; 128 bits: `x > INT64_MAX` must not wrap.
+  using Bound = __int128;
+  llvm::SmallVector<bool, 4> Done(Compared.size(), false);
+  for (size_t I = 0; I < Compared.size(); ++I) {
+    if (Done[I])
+      continue;
+    const llvm::FoldingSetNodeID &Subject = Atoms[Compared[I]->Atom].Compared->Subject;
+    Bound Low = std::numeric_limits<int64_t>::min(), High = std::numeric_limits<int64_t>::max();
+    llvm::SmallVector<int64_t, 2> Excluded;
+    for (size_t J = I; J < Compared.size(); ++J) {
+      const ConstantComparison &C = *Atoms[Compared[J]->Atom].Compared;
+      if (Done[J] || !(C.Subject == Subject))
+        continue;
+      Done[J] = true;
+      bool Holds = Compared[J]->Holds;
+      Bound K = C.Constant;
+      switch (C.Rel) {
+      case ConstantComparison::Equal:
+        if (Holds)
+          Low = std::max(Low, K), High = std::min(High, K);
+        else
+          Excluded.push_back(C.Constant);
+        break;
+      case ConstantComparison::Below: // x < K, or x >= K.
+        Holds ? High = std::min(High, K - 1) : Low = std::max(Low, K);
+        break;
+      case ConstantComparison::Above: // x > K, or x <= K.
+        Holds ? Low = std::max(Low, K + 1) : High = std::min(High, K);
+        break;
+      }
+    }
+    if (Low > High)
+      return false;
+    llvm::sort(Excluded);
+    Excluded.erase(std::unique(Excluded.begin(), Excluded.end()), Excluded.end());
+    Bound Inside = 0;
+    for (int64_t X : Excluded)
+      Inside += X >= Low && X <= High;
+    if (Inside == High - Low + 1)
+      return false;
+  }
+  return true;
+}
+
 ParamFacts Analyzer::paramFacts(const State &S) const {
   ParamFacts Result;
   for (const Fact &F : S.Facts) {
@@ -618,3 +718,4 @@ ParamFacts Analyzer::paramFacts(const State &S) const {
 }
 
 } // namespace dmalint
+

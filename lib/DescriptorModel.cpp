@@ -180,7 +180,9 @@ ValueSet Analyzer::constructed(const Expr *Site, llvm::ArrayRef<const Expr *> Ar
   FactSet Both;
   for (const Value &A : Src.values()) {
     for (const Value &B : Dev.values()) {
-      if (!FactSet::conjoin(A.Assumed, B.Assumed, Both))
+      FactSet OnPath;
+      if (!FactSet::conjoin(A.Assumed, B.Assumed, Both) ||
+          !FactSet::conjoin(Both, S.Facts, OnPath) || !comparisonsAgree(OnPath))
         continue; // Not on one path.
       const OriginInfo &SrcO = Out.Origins[A.Origin], &DevO = Out.Origins[B.Origin];
       Seen.Combinations.push_back({SrcO.Engaged, DevO.Engaged, SrcO.Site, DevO.Site});

@@ -947,7 +947,16 @@ void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, FlagValue 
     }
     S.Indices[K] = *Before;
   } else {
-    LocationList Locs = resolve(E, S);
+    // What the path's facts on k leave (`if (k > 0)`: elementsAt lists them
+    // one by one), as indices below the location of every element.
+    LocationList Allowed = resolve(E, S);
+    LocationList Locs = Allowed;
+    if (Allowed.size() > 1) {
+      FactSet Facts = std::move(S.Facts);
+      S.Facts = FactSet();
+      Locs = resolve(E, S);
+      S.Facts = std::move(Facts);
+    }
     if (Locs.size() != 1 || Locs[0].isUnknown())
       return;
     const Location &L = Locs[0];
@@ -957,6 +966,10 @@ void Analyzer::refineIndex(State &S, const Expr *E, const VarDecl *K, FlagValue 
     for (const HeldElement &Element : heldElements(L, At, S)) {
       if (Element.Index < 0 && !Element.Holds)
         continue; // No element written at an unknown index.
+      if (Allowed.size() > 1 && llvm::none_of(Allowed, [&](const Location &A) {
+            return A.Path.Depth > At && A.Path.Steps[At].Index == Element.Index;
+          }))
+        continue; // One the facts exclude.
       Location One = L;
       One.Path.Steps[At].Index = Element.Index;
       Judge(Element.Index, {One});

@@ -95,25 +95,70 @@ LocationList Analyzer::elementsAt(const LocationList &Bases, const Expr *Index,
           addLocation(Result, B.child(PathStep::element(One)));
       return Result;
     }
-  // `for (int k = 1; k < n; ++k) ops[k]`: each element the state holds from
-  // index 1 on, and those written at unknown indices.
+  // `for (int k = 1; k < n; ++k) ops[k]`, or `if (k > 0) ops[k]`: each
+  // element the state holds at an index the loop or the path allows, and
+  // those written at unknown indices.
   std::optional<int64_t> From = K ? loopLowerBound(K) : std::nullopt;
-  if (From && *From > 0 && llvm::none_of(Bases, [](const Location &B) { return B.isUnknown(); })) {
+  if (From && *From <= 0)
+    From.reset();
+  auto Facts = I == PathStep::Any ? indexFacts(Index, S) : decltype(indexFacts(Index, S))();
+  if ((From || !Facts.empty()) &&
+      llvm::none_of(Bases, [](const Location &B) { return B.isUnknown(); })) {
+    auto Allowed = [&](int64_t N) {
+      return (!From || N >= *From) && llvm::all_of(Facts, [&](const auto &F) {
+               return F.first.holdsFor(N) == F.second;
+             });
+    };
     LocationList Result;
+    bool Excluded = false;
     for (const Location &B : Bases) {
       for (auto It = S.Cells.lower_bound(B); It != S.Cells.end() && B.isPrefixOf(It->first);
            ++It) {
         if (It->first.Path.Depth <= B.Path.Depth)
           continue;
         const PathStep &Step = It->first.Path.Steps[B.Path.Depth];
-        if (Step.K == PathStep::Element && Step.Index >= *From)
+        if (Step.K != PathStep::Element || Step.Index < 0)
+          continue;
+        if (Allowed(Step.Index))
           addLocation(Result, B.child(Step));
+        else
+          Excluded = true;
       }
       addLocation(Result, B.child(PathStep::element(PathStep::Summary)));
     }
-    return Result;
+    // Excluding nothing the state holds, it is every element: one location
+    // (which a flag's reader and refineIndex take apart themselves).
+    if (Excluded)
+      return Result;
   }
   return children(Bases, PathStep::element(I));
+}
+
+llvm::SmallVector<std::pair<ConstantComparison, bool>, 2>
+Analyzer::indexFacts(const Expr *Index, const State &S) const {
+  llvm::SmallVector<std::pair<ConstantComparison, bool>, 2> Result;
+  if (!Index || S.Facts.empty())
+    return Result;
+  std::optional<llvm::FoldingSetNodeID> Profile;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Index->IgnoreParenImpCasts());
+  const auto *Param = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  for (const Fact &F : S.Facts) {
+    const AtomInfo &Info = Atoms[F.Atom];
+    if (Info.Compared) {
+      if (!Profile) {
+        Profile.emplace();
+        Index->IgnoreParenCasts()->Profile(*Profile, Ctx, /*Canonical=*/true);
+      }
+      if (Info.Compared->Subject == *Profile)
+        Result.push_back({*Info.Compared, F.Holds});
+    } else if (Info.ParamEquals && Param && Param->getDeclContext() == Function &&
+               Param->getFunctionScopeIndex() == Info.ParamEquals->first) {
+      ConstantComparison Equals;
+      Equals.Constant = Info.ParamEquals->second;
+      Result.push_back({Equals, F.Holds});
+    }
+  }
+  return Result;
 }
 
 namespace {
@@ -809,9 +854,12 @@ void Analyzer::eraseBelow(const Location &L, State &S) {
   S.Cells.erase(First, Last);
 }
 
-void Analyzer::endLifetime(const VarDecl *VD, State &S) {
-  invalidateVar(VD, S);
+void Analyzer::endLifetime(const VarDecl *VD, State &S, bool Redeclared) {
   Location Root = Location::variable(VD);
+  if (Redeclared)
+    invalidateVar(VD, S);
+  else
+    S.Indices.erase(VD);
   for (auto It = S.Guards.begin(); It != S.Guards.end();)
     It = llvm::any_of(It->second.Subjects,
                       [&](const Location &G) { return G.Kind == Root.Kind && G.Root == VD; })

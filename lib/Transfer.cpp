@@ -202,7 +202,8 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
 }
 
 void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth) {
-  endLifetime(VD, S); // Whatever an earlier run of the declaration left.
+  // Whatever an earlier run of the declaration left.
+  endLifetime(VD, S, /*Redeclared=*/true);
   QualType T = VD->getType();
   Location Here = Location::variable(VD);
   if (const CXXForRangeStmt *Range = rangeForOf(VD)) {

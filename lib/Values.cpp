@@ -215,6 +215,18 @@ void ValueSet::forget(AtomId Atom) {
     normalize();
 }
 
+void ValueSet::renameAtom(AtomId From, AtomId To) {
+  bool Any = false;
+  for (Value &V : Values)
+    if (std::optional<bool> Holds = V.Assumed.lookup(From)) {
+      V.Assumed.erase(From);
+      V.Assumed.add(Fact{To, *Holds});
+      Any = true;
+    }
+  if (Any)
+    normalize();
+}
+
 void ValueSet::dropAssumptions(size_t Keep) {
   for (Value &V : Values)
     V.Assumed.truncate(Keep);

@@ -67,6 +67,9 @@ public:
   void restrict(Fact F, llvm::SmallVectorImpl<OriginId> *Gone = nullptr);
   /// Forgets everything assumed about \p Atom (its variables changed).
   void forget(AtomId Atom);
+  /// Makes what each Value assumes of \p From an assumption of \p To,
+  /// which no Value may mention yet (Analyzer::invalidateVar).
+  void renameAtom(AtomId From, AtomId To);
   /// Keeps only Values for which \p Keep is true.
   template <typename Pred> void filter(Pred Keep) {
     std::vector<Value> Kept;

@@ -399,6 +399,65 @@ TEST(Transfer, ALoopCounterThatStartsAboveAnIndexNeverReadsIt) {
   EXPECT_EQ(X.waitSend(4), "maybe");
 }
 
+TEST(Transfer, AnIndexThePathComparedWithAConstantSkipsTheElementsItExcludes) {
+  // The facts of the path on the index, however the comparison is written:
+  // `k > 0`, `0 < k`, `k != 0`, `continue` on `k == 0` leave out element
+  // 0; `k < 1` keeps only it; a parameter compared with a constant too. A
+  // comparison of another expression, or a write of the index after the
+  // test, says nothing of it.
+  Analysed X(kernel("std::array<AsyncCopyDescriptor, 3> v{L, R, R};"
+                    " for (int k = 0; k < 3; ++k) if (k > 0) v[k].wait_send();"
+                    " for (int k = 0; k < 3; ++k) if (0 < k) v[k].wait_send();"
+                    " for (int k = 0; k < 3; ++k) { if (k == 0) continue; v[k].wait_send(); }"
+                    " for (int k = 0; k < 3; ++k) if (k < 1) v[k].wait_send();"
+                    " for (int k = 0; k < 3; ++k) if (k >= 1) v[k].wait_send();"
+                    " for (int k = 0; k < 3; ++k) if (k + 1 > 1) v[k].wait_send();"
+                    " for (int k = 0; k < 3; ++k) if (k > 0) { k = 0; v[k].wait_send(); }"
+                    " if (i != 0) v[i].wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");
+  EXPECT_EQ(X.waitSend(2), "clean");
+  EXPECT_EQ(X.waitSend(3), "definite");
+  EXPECT_EQ(X.waitSend(4), "clean");
+  EXPECT_EQ(X.waitSend(5), "maybe");
+  EXPECT_EQ(X.waitSend(6), "maybe");
+  EXPECT_EQ(X.waitSend(7), "clean");
+}
+
+TEST(Conditions, ComparisonsOfOneExpressionWithConstantsImplyEachOther) {
+  // `k > 1` holding means `k > 0` held: the local copy made where it
+  // failed is not on the path. `k != 0` and `k > -1` leave it (k < 0, k
+  // == 0), and another expression's comparison says nothing of k.
+  Analysed X(kernel("int k = axis_index(\"x\"); int j = axis_index(\"y\"); auto d = L;"
+                    " if (k > 0) d = R;"
+                    " if (k > 1) d.wait_send(); if (k >= 2) d.wait_send();"
+                    " if (k == 3) d.wait_send(); if (!(k <= 0)) d.wait_send();"
+                    " if (k != 0) d.wait_send(); if (k > -1) d.wait_send();"
+                    " if (j > 1) d.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");
+  EXPECT_EQ(X.waitSend(2), "clean");
+  EXPECT_EQ(X.waitSend(3), "clean");
+  EXPECT_EQ(X.waitSend(4), "maybe");
+  EXPECT_EQ(X.waitSend(5), "maybe");
+  EXPECT_EQ(X.waitSend(6), "maybe");
+}
+
+TEST(Conditions, ALocalsTestKeepsItsValuesCorrelatedPastItsLastMention) {
+  // `k` is last named in the second test, on one branch of it only; the
+  // two descriptors, both made under `k > 0`, stay both remote or both
+  // local: `e` is remote wherever `d` is. Written between the tests, `k`
+  // is another value, and the second test another condition.
+  Analysed X(kernel("int k = axis_index(\"x\"); auto d = L; auto e = L;"
+                    " if (k > 0) d = R; if (k > 0) e = R;"
+                    " if (d.is_remote()) e.wait_send();"
+                    " int m = axis_index(\"x\"); auto f = L; auto g = L;"
+                    " if (m > 0) f = R; m = axis_index(\"y\"); if (m > 0) g = R;"
+                    " if (f.is_remote()) g.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "maybe");
+}
+
 TEST(Transfer, SwapExchangesWhatTwoObjectsHold) {
   Analysed X(kernel("auto x = L; auto y = R; std::swap(x, y); x.wait_send(); y.wait_send();"
                     " std::array<AsyncCopyDescriptor, 2> p{L, L}, q{R, R}; p.swap(q);"

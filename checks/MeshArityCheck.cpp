@@ -302,9 +302,14 @@ void MeshArityCheck::onEndOfTranslationUnit() {
         return SM->isBeforeInTranslationUnit(A.At, B.At);
       return A.Coordinates < B.Coordinates;
     });
-    std::map<unsigned, unsigned> Uses; // Coordinates -> how many ids have them.
-    for (const MeshId &Id : Found)
-      ++Uses[Id.Coordinates];
+    // Coordinates -> how many ids have them. An id is a construction: one
+    // built once and passed to several calls (`Peer p{DeviceId{x, y}, ...}`,
+    // then `p.id` to a copy and a signal) is one vote, not one per call.
+    std::map<unsigned, unsigned> Uses;
+    for (size_t I = 0; I < Found.size(); ++I)
+      if (I == 0 || Found[I].At != Found[I - 1].At ||
+          Found[I].Coordinates != Found[I - 1].Coordinates)
+        ++Uses[Found[I].Coordinates];
     if (Uses.size() < 2)
       continue;
     // The most common count; on a tie, the first one's.

@@ -710,6 +710,9 @@ public:
     /// The atom is `member == value` for a member of `*this` the function
     /// never writes (objectMemberTest).
     std::optional<ObjectFact> ObjectMember;
+    /// The pseudo-atom of paramRemoteAtom: a mark on a parameter's copy,
+    /// not a condition of the path.
+    bool ParamRemote = false;
   };
   std::vector<AtomInfo> Atoms;
   /// The atoms `param == value`, by parameter and value: one atom however

@@ -188,8 +188,10 @@ std::optional<int64_t> constantInt(const Expr *E, const ASTContext &Ctx) {
 
 /// True when a local variable is never the target of an assignment, so its
 /// initialiser is its value everywhere. (Taking its address counts too,
-/// unless only as a pointer to const.) One walk of the function's
-/// statements, with each one's parent at hand.
+/// unless only as a pointer to const, and so do binding a reference to it
+/// that is not const and passing it to such a reference parameter: `DeviceId
+/// &alias = id; alias = ...;`, an out-parameter `pick(id)`.) One walk of
+/// the function's statements, with each one's parent at hand.
 static bool isNeverAssigned(const VarDecl *VD) {
   const auto *Fn = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (!Fn || !Fn->getBody())
@@ -215,6 +217,40 @@ static bool isNeverAssigned(const VarDecl *VD) {
     if (const auto *UO = dyn_cast<UnaryOperator>(S);
         UO && UO->getOpcode() == UO_AddrOf && IsVar(UO->getSubExpr()) && !ToConst(Parent))
       return false;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *Ref = dyn_cast<VarDecl>(D);
+            Ref && Ref->getType()->isLValueReferenceType() &&
+            !Ref->getType().getNonReferenceType().isConstQualified() && Ref->getInit() &&
+            IsVar(Ref->getInit()))
+          return false;
+    // An argument bound to a reference parameter that is not const (a
+    // std::optional built from it only copies it).
+    auto ToMutableReference = [&](const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args) {
+      if (!Callee || isStdOptional(Callee->getReturnType()) ||
+          (isa<CXXConstructorDecl>(Callee) &&
+           isStdOptional(QualType(cast<CXXConstructorDecl>(Callee)->getParent()->getTypeForDecl(), 0))))
+        return false;
+      unsigned Shift = isa<CXXMethodDecl>(Callee) && isa<CXXOperatorCallExpr>(S) &&
+                               cast<CXXMethodDecl>(Callee)->isInstance()
+                           ? 1
+                           : 0;
+      for (unsigned I = Shift; I < Args.size() && I - Shift < Callee->getNumParams(); ++I) {
+        QualType T = Callee->getParamDecl(I - Shift)->getType();
+        if (T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified() &&
+            IsVar(Args[I]))
+          return true;
+      }
+      return false;
+    };
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (ToMutableReference(Call->getDirectCallee(),
+                             llvm::ArrayRef(Call->getArgs(), Call->getNumArgs())))
+        return false;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
+      if (ToMutableReference(Construct->getConstructor(),
+                             llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs())))
+        return false;
     for (const Stmt *Child : S->children())
       if (Child)
         Pending.push_back({Child, S});
@@ -335,8 +371,16 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
     return std::nullopt;
   const auto *List =
       dyn_cast<CXXStdInitializerListExpr>(stripWrappers(CE->getArg(0)));
-  if (!List)
-    return DeviceIdShape{0, CE, nullptr, ThroughVariable}; // The logical-id constructor.
+  if (!List) {
+    // The logical-id constructor takes an integer; the coordinates'
+    // constructor handed a list it did not build here (`DeviceId(coords)` of
+    // a std::initializer_list variable) has as many as that list: unknown.
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (!Ctor || Ctor->getNumParams() == 0 ||
+        !Ctor->getParamDecl(0)->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+      return std::nullopt;
+    return DeviceIdShape{0, CE, nullptr, ThroughVariable};
+  }
   const auto *Inits = dyn_cast<InitListExpr>(stripWrappers(List->getSubExpr()));
   if (!Inits)
     return std::nullopt;

@@ -167,6 +167,16 @@ const Expr *onlyReadOperand(const Stmt *S) {
   return nullptr;
 }
 
+const Expr *arrayOfElement(const Expr *E) {
+  while (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E->IgnoreParens())) {
+    const auto *Decay = dyn_cast<ImplicitCastExpr>(ASE->getBase()->IgnoreParens());
+    if (!Decay || Decay->getCastKind() != CK_ArrayToPointerDecay)
+      break;
+    E = Decay->getSubExpr()->IgnoreParens();
+  }
+  return E;
+}
+
 const Expr *temporaryBuilt(const Expr *E) {
   // Not IgnoreParenImpCasts: it steps over the MaterializeTemporaryExpr.
   const Expr *Plain = E;

@@ -100,8 +100,29 @@ namespace {
 /// `b < a`, `a <= b` the negation of `b < a`, and `b == a` is `a == b`.
 /// False for anything else, and for floating-point operands (a NaN
 /// compares false both ways).
+/// The profile of `x == c`: x's and c's value, however c is spelled (`0`,
+/// `0L`, an enumerator), so that an integer tested for truth (`if (k)`) is
+/// the negation of the atom `k == 0`.
+void equalityProfile(const llvm::FoldingSetNodeID &Subject, int64_t Constant,
+                     llvm::FoldingSetNodeID &Profile) {
+  Profile.AddInteger(0x3d3d);
+  Profile.AddNodeID(Subject);
+  Profile.AddInteger(0x3d63);
+  Profile.AddInteger(Constant);
+}
+
 bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetNodeID &Profile,
                          bool &Negated, std::optional<ConstantComparison> &Compared) {
+  // `if (k)` of an integer or enum: `k != 0`.
+  const Expr *Bare = E->IgnoreParenImpCasts();
+  if (!Bare->getType()->isBooleanType() && Bare->getType()->isIntegralOrEnumerationType()) {
+    llvm::FoldingSetNodeID Subject;
+    Bare->IgnoreParenCasts()->Profile(Subject, Ctx, /*Canonical=*/true);
+    equalityProfile(Subject, 0, Profile);
+    Compared = ConstantComparison{Subject, 0, ConstantComparison::Equal};
+    Negated = true;
+    return true;
+  }
   const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenCasts());
   if (!BO || !BO->isComparisonOp())
     return false;
@@ -151,6 +172,10 @@ bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetN
     Compared = ConstantComparison{Right, *CL, Equality ? Rel::Equal : Rel::Above};
   else if (CR && !CL)
     Compared = ConstantComparison{Left, *CR, Equality ? Rel::Equal : Rel::Below};
+  if (Equality && Compared) {
+    equalityProfile(Compared->Subject, Compared->Constant, Profile);
+    return true;
+  }
   if (Equality && Right < Left)
     std::swap(Left, Right);
   Profile.AddInteger(Equality ? 0x3d3d : 0x3c);
@@ -222,6 +247,13 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
       Negated = !Equal;
       return Atom;
     }
+  // One tested for truth (`if (i)`): `i != 0`.
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+    if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()))
+      if (std::optional<AtomId> Atom = paramValueAtom(P, 0)) {
+        Negated = true;
+        return Atom;
+      }
   // A member of `*this` the member function never writes: an atom a call
   // decides from what its caller knows of the object (ObjectFact).
   if (std::optional<ObjectFact> Member = objectMemberTest(E, Negated)) {
@@ -498,7 +530,7 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
   };
   if (Implied && Tested == 1 && G.Subjects.size() == 1)
     for (const Fact &F : *Implied)
-      if (S.Reachable)
+      if (S.Reachable && !Atoms[F.Atom].ParamRemote)
         Learn(F.Atom, F.Holds);
   if (G.Atom) {
     Learn(*G.Atom, Holds != G.Negated);
@@ -534,6 +566,7 @@ AtomId Analyzer::paramRemoteAtom(OriginId Origin) {
   if (Inserted) {
     It->second = static_cast<AtomId>(Atoms.size());
     Atoms.push_back(AtomInfo{});
+    Atoms.back().ParamRemote = true;
   }
   return It->second;
 }

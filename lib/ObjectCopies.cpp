@@ -182,7 +182,9 @@ public:
 
 private:
   void markRead(const Expr *E) {
-    if (const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr))
+    // `sems_[slot]` of a member `DmaSemaphore sems_[2]` reads sems_.
+    if (const auto *ME =
+            dyn_cast_or_null<MemberExpr>(E ? arrayOfElement(E->IgnoreParenImpCasts()) : nullptr))
       Reads.insert(ME);
   }
   llvm::DenseSet<const CXXThisExpr *> MemberBases;

@@ -233,6 +233,8 @@ private:
         break;
       E = ICE->getSubExpr()->IgnoreParens();
     }
+    // `s.sems[slot]` of `struct Scratch { DmaSemaphore sems[2]; }` reads s.sems.
+    E = arrayOfElement(E);
     if (isa<DeclRefExpr, MemberExpr>(E))
       Reads.insert(E);
   }

@@ -89,6 +89,10 @@ const clang::VarDecl *fieldPathVariable(const clang::Expr *E,
 /// (called or as an operator). The walks that find what a body may write
 /// count every other mention as a write.
 const clang::Expr *onlyReadOperand(const clang::Stmt *S);
+/// The array whose element \p E is, through built-in subscripts (`s.sems`
+/// of `s.sems[i]`, `grid` of `grid[i][j]`): reading an element reads the
+/// array. \p E itself when it is no element of a built-in array.
+const clang::Expr *arrayOfElement(const clang::Expr *E);
 
 /// How many times \p S (and what it holds, lambdas included) names \p D.
 unsigned mentionsOf(const clang::ValueDecl *D, const clang::Stmt *S);

@@ -443,6 +443,19 @@ TEST(Conditions, ComparisonsOfOneExpressionWithConstantsImplyEachOther) {
   EXPECT_EQ(X.waitSend(6), "maybe");
 }
 
+TEST(Conditions, AnIntegerTestedForTruthIsNotEqualToZero) {
+  // `if (i)` is `i != 0`, for a parameter (its `== value` atoms) and for
+  // a local; `if (i % 2)` is `i % 2 != 0`.
+  Analysed X(kernel("auto d = i == 0 ? L : R; if (i) d.wait_send();"
+                    " int k = axis_index(\"x\"); auto e = k == 0 ? L : R; if (k) e.wait_send();"
+                    " auto f = i % 2 == 0 ? L : R; if (i % 2) f.wait_send();"
+                    " if (!i) d.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");
+  EXPECT_EQ(X.waitSend(2), "clean");
+  EXPECT_EQ(X.waitSend(3), "definite");
+}
+
 TEST(Conditions, ALocalsTestKeepsItsValuesCorrelatedPastItsLastMention) {
   // `k` is last named in the second test, on one branch of it only; the
   // two descriptors, both made under `k > 0`, stay both remote or both

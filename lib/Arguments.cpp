@@ -286,6 +286,28 @@ static const Expr *constElementInit(const Expr *Array, const Expr *Index,
   return List->getInit(*At);
 }
 
+/// What a local variable initialised once and never assigned (a DeclRefExpr)
+/// holds everywhere: its initialiser; and a member of a local struct the
+/// function only reads members of (`const Neighbours nb{DeviceId{x, y - 1},
+/// ...}; f(nb.up)`): what its braced initialiser gives the member, as the
+/// semaphore names take it. Null for anything else.
+static const Expr *localInitialiser(const Expr *E, const ApiIndex &Api) {
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+        VD->getType()->isReferenceType() || !isNeverAssigned(VD))
+      return nullptr;
+    return VD->getInit();
+  }
+  const auto *ME = dyn_cast<MemberExpr>(E);
+  const VarDecl *Holder = ME ? memberChainVariable(*ME) : nullptr;
+  const auto *Fn =
+      Holder ? dyn_cast_or_null<FunctionDecl>(Holder->getParentFunctionOrMethod()) : nullptr;
+  std::optional<NameRoot> Root =
+      Fn ? nameRoot(ME, AnalysisCache::current().variables(*Fn, Api)) : std::nullopt;
+  return Root ? Root->Init : nullptr;
+}
+
 std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
                                            ASTContext &Ctx) {
   const Expr *E = stripWrappers(Arg);
@@ -325,27 +347,11 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
         InOptional = true;
         continue;
       }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-      if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
-          VD->getType()->isReferenceType() || !isNeverAssigned(VD))
+    if (isa<DeclRefExpr, MemberExpr>(E)) {
+      const Expr *Init = localInitialiser(E, Api);
+      if (!Init)
         return std::nullopt;
-      E = stripWrappers(VD->getInit());
-      ThroughVariable = true;
-      continue;
-    }
-    // A member of a local struct the function only reads members of
-    // (`const Neighbours nb{DeviceId{x, y - 1}, ...}; f(nb.up)`): what its
-    // braced initialiser gives the member, as the semaphore names take it.
-    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      const VarDecl *Holder = memberChainVariable(*ME);
-      const auto *Fn =
-          Holder ? dyn_cast_or_null<FunctionDecl>(Holder->getParentFunctionOrMethod()) : nullptr;
-      std::optional<NameRoot> Root =
-          Fn ? nameRoot(ME, AnalysisCache::current().variables(*Fn, Api)) : std::nullopt;
-      if (!Root || !Root->Init)
-        return std::nullopt;
-      E = stripWrappers(Root->Init);
+      E = stripWrappers(Init);
       ThroughVariable = true;
       continue;
     }
@@ -415,6 +421,22 @@ std::optional<DeviceIdKind> deviceIdKind(const Expr *Arg, const ApiIndex &Api,
       return DeviceIdKind::Mesh;
     return std::nullopt;
   };
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(Arg)))
+    if (const auto *ECD = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
+      return KindOf(ECD);
+  // A local never assigned, or a member of a local struct, that holds the
+  // kind it was initialised with (`DeviceIdType t = DeviceIdType::kLogical;`,
+  // `Route rt{.dst = ..., .type = DeviceIdType::kLogical}`).
+  for (unsigned Step = 0; Step < 8; ++Step) {
+    const Expr *Bare = stripWrappers(Arg);
+    if (!isa<DeclRefExpr, MemberExpr>(Bare) ||
+        (isa<DeclRefExpr>(Bare) && isa<EnumConstantDecl>(cast<DeclRefExpr>(Bare)->getDecl())))
+      break;
+    const Expr *Init = localInitialiser(Bare, Api);
+    if (!Init)
+      break;
+    Arg = Init;
+  }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(Arg)))
     if (const auto *ECD = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
       return KindOf(ECD);

@@ -516,12 +516,19 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
       bool WasEmpty = C.Values.empty();
       C.Values.restrict(Fact{Atom, Outcome}, &Removed);
       if (Compared) {
-        ValueSet Before = C.Values;
+        // Only values that assume another comparison can disagree.
         FactSet Both;
-        C.Values.filter([&](const Value &V) {
-          return FactSet::conjoin(V.Assumed, S.Facts, Both) && comparisonsAgree(Both);
-        });
-        NoteRemoved(Before, C.Values);
+        auto Agrees = [&](const Value &V) {
+          return llvm::none_of(V.Assumed, [&](const Fact &F) {
+                   return F.Atom < Atoms.size() && Atoms[F.Atom].Compared;
+                 }) ||
+                 (FactSet::conjoin(V.Assumed, S.Facts, Both) && comparisonsAgree(Both));
+        };
+        if (!llvm::all_of(C.Values.values(), Agrees)) {
+          ValueSet Before = C.Values;
+          C.Values.filter(Agrees);
+          NoteRemoved(Before, C.Values);
+        }
       }
       if (!WasEmpty && C.Values.empty())
         S.Reachable = false; // Every value needs the other outcome.

@@ -89,11 +89,9 @@ State joinStates(const State &A, const State &B) {
       ++I;
       ++J;
     } else {
-      Cell C = I->second == J->second && TagA.empty() && TagB.empty()
-                   ? I->second
-                   : Tagged(I->second, TagA);
-      if (!(I->second == J->second && TagA.empty() && TagB.empty())) {
-        C.Values.unionWith(Tagged(J->second, TagB).Values);
+      Cell C = I->second;
+      if (!(I->second == J->second)) {
+        C.Values = ValueSet::merged(I->second.Values, TagA, J->second.Values, TagB);
         for (const Location &L : J->second.Targets)
           addLocation(C.Targets, L);
       }

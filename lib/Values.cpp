@@ -167,6 +167,28 @@ void ValueSet::unionWith(const ValueSet &Other) {
   normalize();
 }
 
+ValueSet ValueSet::merged(const ValueSet &A, const FactSet &TagA, const ValueSet &B,
+                          const FactSet &TagB) {
+  ValueSet Common, OnlyA, OnlyB;
+  // Both are sorted: one pass.
+  auto I = A.Values.begin(), J = B.Values.begin();
+  while (I != A.Values.end() || J != B.Values.end()) {
+    if (J == B.Values.end() || (I != A.Values.end() && *I < *J))
+      OnlyA.Values.push_back(*I++);
+    else if (I == A.Values.end() || *J < *I)
+      OnlyB.Values.push_back(*J++);
+    else {
+      Common.Values.push_back(*I++);
+      ++J;
+    }
+  }
+  OnlyA.assume(TagA);
+  OnlyB.assume(TagB);
+  Common.unionWith(OnlyA);
+  Common.unionWith(OnlyB);
+  return Common;
+}
+
 void ValueSet::assume(const FactSet &Extra) {
   if (Extra.empty())
     return;

@@ -58,6 +58,13 @@ public:
 
   /// Adds every Value of \p Other.
   void unionWith(const ValueSet &Other);
+  /// What a location holds where two paths meet, \p A on the one that knew
+  /// \p TagA besides what both knew and \p B on the other: a Value both
+  /// hold as it is (it is there on every path into the merge, so tagging it
+  /// with either side's facts would say nothing), the others tagged with
+  /// their side's facts.
+  static ValueSet merged(const ValueSet &A, const FactSet &TagA, const ValueSet &B,
+                         const FactSet &TagB);
   /// Adds \p Extra to the assumptions of every Value (a value that already
   /// assumes the opposite of one of them is dropped: it cannot be on this path).
   void assume(const FactSet &Extra);

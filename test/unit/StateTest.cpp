@@ -130,6 +130,33 @@ TEST(Join, FactsBothKnowStayAndValuesAreTagged) {
   EXPECT_EQ(AfterThen.values()[0].Origin, 2u);
 }
 
+TEST(Join, AValueBothSidesHoldIsNotTagged) {
+  // The value 4 is in the location on both paths: it is there on every
+  // path into the merge, whatever the two sides knew. Tagging it with
+  // `{1, {2}}` and `{!1}` would keep two copies of it that say nothing more.
+  const auto *D = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  Location L = Location::variable(D);
+  State Then, Else;
+  Then.Facts.add({1, true});
+  Then.Facts.add({2, true});
+  Else.Facts.add({1, false});
+  Then.Cells[L].Values = ValueSet::of(OriginId(4));
+  Then.Cells[L].Values.unionWith(ValueSet::of(OriginId(2)));
+  Else.Cells[L].Values = ValueSet::of(OriginId(4));
+  Else.Cells[L].Values.unionWith(ValueSet::of(OriginId(3)));
+  State J = joinStates(Then, Else);
+  const ValueSet &VS = J.Cells[L].Values;
+  ASSERT_EQ(VS.size(), 3u);
+  for (const Value &V : VS.values()) {
+    if (V.Origin == 4)
+      EXPECT_TRUE(V.Assumed.empty());
+    if (V.Origin == 2)
+      EXPECT_EQ(V.Assumed, (FactSet{{1, true}, {2, true}}));
+    if (V.Origin == 3)
+      EXPECT_EQ(V.Assumed, (FactSet{{1, false}}));
+  }
+}
+
 TEST(Join, UnreachableSideContributesNothing) {
   State A, B;
   B.Reachable = false;

@@ -180,6 +180,13 @@ public:
   std::optional<AtomId> conditionAtom(const clang::Expr *Cond, bool &Positive) {
     return atomFor(testedCondition(Cond, Positive), Positive);
   }
+  /// The fact of this function's path under which the callee's parameter
+  /// fact \p F holds for the argument \p Arg: `finish(d, p != me)` to a
+  /// `bool remote` the callee waits the send side under is where `p == me`
+  /// fails; `drain(d, k)` to an `int` the callee tests `== 2` is this
+  /// function's `k == 2` where k is its own parameter. Nullopt when the
+  /// argument is no such condition (a constant is applies()'s).
+  std::optional<Fact> argumentFact(const ParamFact &F, const clang::Expr *Arg);
   /// The atom `P == Value` for an integer or enum parameter \p P of the
   /// function that is never written (nullopt for any other).
   std::optional<AtomId> paramValueAtom(const clang::ParmVarDecl *P, int64_t Value);

@@ -285,6 +285,28 @@ bool Analyzer::applies(const SendWaitRequirement &Requirement,
   return true;
 }
 
+std::optional<Fact> Analyzer::argumentFact(const ParamFact &F, const Expr *Arg) {
+  if (!Arg || isa<CXXDefaultArgExpr>(Arg) || Arg->isValueDependent())
+    return std::nullopt;
+  if (!F.Equals) {
+    if (!Arg->getType()->isBooleanType())
+      return std::nullopt;
+    bool Positive = true;
+    std::optional<AtomId> Atom = conditionAtom(Arg, Positive);
+    if (!Atom)
+      return std::nullopt;
+    return Fact{*Atom, F.Holds == Positive};
+  }
+  const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
+  const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  if (!P)
+    return std::nullopt;
+  std::optional<AtomId> Atom = paramValueAtom(P, *F.Equals);
+  if (!Atom)
+    return std::nullopt;
+  return Fact{*Atom, F.Holds};
+}
+
 void Analyzer::initializeMemberFlags(const FunctionSummary &Summary,
                                      llvm::ArrayRef<const Expr *> Args, const LocationList &Object,
                                      State &S) {
@@ -424,6 +446,23 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
         }
         // Copies a class summary brought in are reported where they were built.
         VS.filter([&](const Value &V) { return !Out.Origins[V.Origin].Imported; });
+        // Only where the arguments make the callee's parameter facts hold
+        // (`finish(d, p != me)` with d local only where p == me): the
+        // copies made on the other paths are not reached.
+        FactSet When = S.Facts;
+        bool Reached = true;
+        for (const ParamFact &F : R.Requirement.WhenParams)
+          if (F.Param < Args.size())
+            if (std::optional<Fact> Needed = argumentFact(F, Args[F.Param]))
+              Reached &= When.add(*Needed);
+        if (!Reached || !comparisonsAgree(When))
+          continue;
+        if (When.size() != S.Facts.size()) {
+          FactSet Both;
+          VS.filter([&](const Value &V) {
+            return FactSet::conjoin(V.Assumed, When, Both) && comparisonsAgree(Both);
+          });
+        }
         // A member the requirement tests that is a function of the kind of
         // the copy it is about (`Stage(r ? remote : local, r)`, an enum
         // joined from `{local, kLocal}` and `{remote, kRemote}`): only the

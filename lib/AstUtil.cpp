@@ -547,6 +547,10 @@ std::string spelling(const Expr *E, const ASTContext &Ctx) {
 }
 
 std::string nameInMessage(const Expr *E, const ASTContext &Ctx, StringRef Fallback) {
+  // `(d)`, as a macro's body writes its parameter (`#define DRAIN(d)
+  // (d).wait_send()`): the name is d.
+  while (const auto *Paren = dyn_cast<ParenExpr>(E->IgnoreImplicit()))
+    E = Paren->getSubExpr();
   std::string Text = spelling(E, Ctx);
   if (Text.empty()) {
     const SourceManager &SM = Ctx.getSourceManager();

@@ -22,17 +22,42 @@ static bool passesOn(const Expr *E) {
                 cast<CXXConstructExpr>(E)->getConstructor()->isCopyOrMoveConstructor()));
 }
 
-/// The name a construction is known by: the variable it initialises, or the
-/// called factory for a temporary. \p Parents: those of the function whose
-/// analysis built it.
-static std::string constructionName(const Expr *Site, BodyParents &Parents, ASTContext &Ctx) {
+/// Whether \p Body assigns the variable \p VD (`d = make_async_copy(...)`).
+static bool assigns(const Stmt *Body, const VarDecl *VD) {
+  llvm::SmallVector<const Stmt *, 32> Work{Body};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    const Expr *Target = nullptr;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+      Target = BO->getLHS();
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+             Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+      Target = Op->getArg(0);
+    if (const auto *DRE = Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()) : nullptr;
+        DRE && DRE->getDecl() == VD)
+      return true;
+    llvm::append_range(Work, S->children());
+  }
+  return false;
+}
+
+/// The name a construction is known by: the variable it initialises (and in
+/// \p Initialises, that variable), or the called factory for a temporary.
+/// \p Parents: those of the function whose analysis built it.
+static std::string constructionName(const Expr *Site, BodyParents &Parents, ASTContext &Ctx,
+                                    const VarDecl *&Initialises) {
+  Initialises = nullptr;
   const Stmt *Current = Site;
   if (Parents.contains(*Site)) {
     // The function's own statements: its parent map, not the translation
     // unit's.
     while (const Stmt *P = Parents.parent(*Current)) {
-      if (const VarDecl *VD = Parents.initialised(*Current))
+      if (const VarDecl *VD = Parents.initialised(*Current)) {
+        Initialises = VD;
         return VD->getNameAsString();
+      }
       const auto *E = dyn_cast<Expr>(P);
       if (!passesOn(E))
         break;
@@ -43,8 +68,10 @@ static std::string constructionName(const Expr *Site, BodyParents &Parents, ASTC
       DynTypedNodeList Found = Ctx.getParents(*Current);
       if (Found.empty())
         break;
-      if (const auto *VD = Found[0].get<VarDecl>())
+      if (const auto *VD = Found[0].get<VarDecl>()) {
+        Initialises = VD;
         return VD->getNameAsString();
+      }
       const auto *E = Found[0].get<Expr>();
       if (!passesOn(E))
         break;
@@ -80,11 +107,19 @@ void UnusedDescriptorCheck::check(const MatchFinder::MatchResult &Result) {
     }
     Candidate C;
     C.Loc = At;
-    C.Message = formatMessage("descriptor '%0' is built but never started or waited; did you "
-                              "mean to call '%1' or '%2' on it?",
-                              {constructionName(Origin.Site, Parents, Ctx),
-                               methodWithRole(Api->model(), ApiRole::Start),
-                               methodWithRole(Api->model(), ApiRole::Wait)});
+    const VarDecl *Variable = nullptr;
+    std::string Name = constructionName(Origin.Site, Parents, Ctx, Variable);
+    // A placeholder the variable starts with and is assigned over (`auto d =
+    // make_async_copy(x, x, s); if (c) d = ...; else d = ...; d.start();`):
+    // the variable is used, the copy it was initialised with is not.
+    bool Replaced = Variable && assigns(Function->getBody(), Variable);
+    C.Message = formatMessage(
+        Replaced ? "the descriptor '%0' is initialised with is never started or waited before "
+                   "'%0' is assigned another; did you mean to call '%1' or '%2' on it?"
+                 : "descriptor '%0' is built but never started or waited; did you mean to call "
+                   "'%1' or '%2' on it?",
+        {Name, methodWithRole(Api->model(), ApiRole::Start),
+         methodWithRole(Api->model(), ApiRole::Wait)});
     reached(At, std::move(C));
   }
 }

@@ -105,19 +105,31 @@ std::string lineIndent(SourceLocation Loc, const SourceManager &SM) {
   return Line.take_while([](char C) { return C == ' ' || C == '\t'; }).str();
 }
 
-/// Whether the function's author braces one-statement bodies.
+/// Whether the function's author braces one-statement bodies, and puts an
+/// opening brace on a line of its own (Allman) or after the header.
 class BraceStyle : public RecursiveASTVisitor<BraceStyle> {
 public:
-  unsigned Braced = 0, Unbraced = 0;
+  explicit BraceStyle(const SourceManager &SM) : SM(SM) {}
+  unsigned Braced = 0, Unbraced = 0, OwnLine = 0, SameLine = 0;
   void count(const Stmt *Body) {
     if (!Body)
       return;
     if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
       if (CS->size() == 1)
         ++Braced;
+      countBrace(*CS);
     } else if (!isa<IfStmt>(Body)) {
       ++Unbraced;
     }
+  }
+  void countBrace(const CompoundStmt &CS) {
+    SourceLocation Brace = CS.getLBracLoc();
+    if (Brace.isInvalid() || Brace.isMacroID())
+      return;
+    auto [File, Offset] = SM.getDecomposedLoc(Brace);
+    StringRef Before = SM.getBufferData(File).substr(0, Offset);
+    Before = Before.substr(Before.rfind('\n') == StringRef::npos ? 0 : Before.rfind('\n') + 1);
+    ++(Before.trim().empty() ? OwnLine : SameLine);
   }
   bool VisitIfStmt(IfStmt *S) {
     count(S->getThen());
@@ -135,6 +147,9 @@ public:
     count(S->getBody());
     return true;
   }
+
+private:
+  const SourceManager &SM;
 };
 
 const FunctionDecl *enclosingFunction(const Stmt &S, BodyParents &Parents, ASTContext &Ctx) {
@@ -156,13 +171,22 @@ const FunctionDecl *enclosingFunction(const Stmt &S, BodyParents &Parents, ASTCo
   return nullptr;
 }
 
-bool prefersBraces(const Stmt &S, BodyParents &Parents, ASTContext &Ctx) {
+/// How the function around \p S places braces: whether it braces
+/// one-statement bodies, and whether an opening brace goes on its own line.
+struct Bracing {
+  bool Braces = false, OwnLine = false;
+};
+
+Bracing bracingOf(const Stmt &S, BodyParents &Parents, ASTContext &Ctx) {
   const FunctionDecl *FD = enclosingFunction(S, Parents, Ctx);
   if (!FD || !FD->getBody())
-    return false;
-  BraceStyle Style;
+    return {};
+  BraceStyle Style(Ctx.getSourceManager());
   Style.TraverseStmt(FD->getBody());
-  return Style.Braced > Style.Unbraced;
+  // The function's own body counts for where braces go (not for whether).
+  if (const auto *Body = dyn_cast<CompoundStmt>(FD->getBody()))
+    Style.countBrace(*Body);
+  return {Style.Braced > Style.Unbraced, Style.OwnLine > Style.SameLine};
 }
 
 /// The line break of the line \p Loc is on: "\r\n" in a CRLF file.
@@ -314,15 +338,17 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
             FixItHint::CreateInsertion(Range.getBegin(), Guard + EOL + *Indent + Step),
             FixItHint::CreateInsertion(Range.getEnd(), EOL + ParentIndent + "}")};
   }
-  bool Braces = prefersBraces(*P.Statement, Parents, Ctx);
+  Bracing Style = bracingOf(*P.Statement, Parents, Ctx);
   if (!Indent) {
-    if (Braces)
+    if (Style.Braces)
       return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " { "),
               FixItHint::CreateInsertion(Range.getEnd(), " }")};
     return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " ")};
   }
-  if (Braces)
-    return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " {" + EOL + *Indent + Step),
+  if (Style.Braces)
+    return {FixItHint::CreateInsertion(Range.getBegin(),
+                                       Guard + (Style.OwnLine ? EOL + *Indent + "{" : " {") +
+                                           EOL + *Indent + Step),
             FixItHint::CreateInsertion(Range.getEnd(), EOL + *Indent + "}")};
   return {FixItHint::CreateInsertion(Range.getBegin(), Guard + EOL + *Indent + Step)};
 }

@@ -226,12 +226,15 @@ static bool isNeverAssigned(const VarDecl *VD) {
           return false;
     // An argument bound to a reference parameter that is not const (a
     // std::optional built from it only copies it).
-    auto ToMutableReference = [&](const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args) {
+    auto ToMutableReference = [&](const Stmt *Site, const FunctionDecl *Callee,
+                                  llvm::ArrayRef<const Expr *> Args) {
+      const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(Callee);
+      const CXXRecordDecl *Built = Ctor ? Ctor->getParent() : nullptr;
       if (!Callee || isStdOptional(Callee->getReturnType()) ||
-          (isa<CXXConstructorDecl>(Callee) &&
-           isStdOptional(QualType(cast<CXXConstructorDecl>(Callee)->getParent()->getTypeForDecl(), 0))))
+          (Built && Built->isInStdNamespace() && Built->getIdentifier() &&
+           Built->getName() == "optional"))
         return false;
-      unsigned Shift = isa<CXXMethodDecl>(Callee) && isa<CXXOperatorCallExpr>(S) &&
+      unsigned Shift = isa<CXXMethodDecl>(Callee) && isa<CXXOperatorCallExpr>(Site) &&
                                cast<CXXMethodDecl>(Callee)->isInstance()
                            ? 1
                            : 0;
@@ -244,11 +247,11 @@ static bool isNeverAssigned(const VarDecl *VD) {
       return false;
     };
     if (const auto *Call = dyn_cast<CallExpr>(S))
-      if (ToMutableReference(Call->getDirectCallee(),
+      if (ToMutableReference(S, Call->getDirectCallee(),
                              llvm::ArrayRef(Call->getArgs(), Call->getNumArgs())))
         return false;
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
-      if (ToMutableReference(Construct->getConstructor(),
+      if (ToMutableReference(S, Construct->getConstructor(),
                              llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs())))
         return false;
     for (const Stmt *Child : S->children())

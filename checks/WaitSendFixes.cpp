@@ -126,6 +126,8 @@ public:
     SourceLocation Brace = CS.getLBracLoc();
     if (Brace.isInvalid() || Brace.isMacroID())
       return;
+    // Not leadingIndent: its search for the line start skips the character
+    // before the brace, which for a brace in column 1 is the line break.
     auto [File, Offset] = SM.getDecomposedLoc(Brace);
     StringRef Before = SM.getBufferData(File).substr(0, Offset);
     Before = Before.substr(Before.rfind('\n') == StringRef::npos ? 0 : Before.rfind('\n') + 1);

@@ -234,6 +234,9 @@ public:
   /// \p Facts passes every comparison as \p Facts says (`x > 1` holding
   /// and `x > 0` failing is no path). Facts of other atoms agree.
   bool comparisonsAgree(const FactSet &Facts) const;
+  /// Whether \p A and \p B can hold on one path: no atom both ways, and
+  /// their comparisons agree.
+  bool onOnePath(const FactSet &A, const FactSet &B) const;
   /// The pseudo-atom "this parameter's descriptor is remote".
   AtomId paramRemoteAtom(OriginId Origin);
   /// A parameter's descriptor not known to be remote on its path.

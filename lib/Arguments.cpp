@@ -424,18 +424,12 @@ std::optional<DeviceIdKind> deviceIdKind(const Expr *Arg, const ApiIndex &Api,
       return DeviceIdKind::Mesh;
     return std::nullopt;
   };
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(Arg)))
-    if (const auto *ECD = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
-      return KindOf(ECD);
   // A local never assigned, or a member of a local struct, that holds the
   // kind it was initialised with (`DeviceIdType t = DeviceIdType::kLogical;`,
-  // `Route rt{.dst = ..., .type = DeviceIdType::kLogical}`).
+  // `Route rt{.dst = ..., .type = DeviceIdType::kLogical}`); an enumerator
+  // is neither.
   for (unsigned Step = 0; Step < 8; ++Step) {
-    const Expr *Bare = stripWrappers(Arg);
-    if (!isa<DeclRefExpr, MemberExpr>(Bare) ||
-        (isa<DeclRefExpr>(Bare) && isa<EnumConstantDecl>(cast<DeclRefExpr>(Bare)->getDecl())))
-      break;
-    const Expr *Init = localInitialiser(Bare, Api);
+    const Expr *Init = localInitialiser(stripWrappers(Arg), Api);
     if (!Init)
       break;
     Arg = Init;

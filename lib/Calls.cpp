@@ -457,12 +457,8 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
               Reached &= When.add(*Needed);
         if (!Reached || !comparisonsAgree(When))
           continue;
-        if (When.size() != S.Facts.size()) {
-          FactSet Both;
-          VS.filter([&](const Value &V) {
-            return FactSet::conjoin(V.Assumed, When, Both) && comparisonsAgree(Both);
-          });
-        }
+        if (When.size() != S.Facts.size())
+          VS.filter([&](const Value &V) { return onOnePath(V.Assumed, When); });
         // A member the requirement tests that is a function of the kind of
         // the copy it is about (`Stage(r ? remote : local, r)`, an enum
         // joined from `{local, kLocal}` and `{remote, kRemote}`): only the

@@ -95,11 +95,6 @@ std::optional<AtomId> Analyzer::atomFor(const Expr *E, bool &Positive) {
 }
 
 namespace {
-/// The profile of the comparison \p E as its one spelling: `a != b` is the
-/// negation of `a == b` (\p Negated), `a >= b` of `a < b`, `a > b` is
-/// `b < a`, `a <= b` the negation of `b < a`, and `b == a` is `a == b`.
-/// False for anything else, and for floating-point operands (a NaN
-/// compares false both ways).
 /// The profile of `x == c`: x's and c's value, however c is spelled (`0`,
 /// `0L`, an enumerator), so that an integer tested for truth (`if (k)`) is
 /// the negation of the atom `k == 0`.
@@ -111,6 +106,11 @@ void equalityProfile(const llvm::FoldingSetNodeID &Subject, int64_t Constant,
   Profile.AddInteger(Constant);
 }
 
+/// The profile of the comparison \p E as its one spelling: `a != b` is the
+/// negation of `a == b` (\p Negated), `a >= b` of `a < b`, `a > b` is
+/// `b < a`, `a <= b` the negation of `b < a`, and `b == a` is `a == b`.
+/// False for anything else, and for floating-point operands (a NaN
+/// compares false both ways).
 bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetNodeID &Profile,
                          bool &Negated, std::optional<ConstantComparison> &Compared) {
   // `if (k)` of an integer or enum: `k != 0`.
@@ -453,14 +453,14 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
       if (!After.hasOrigin(Id) && !llvm::is_contained(Removed, Id))
         Removed.push_back(Id);
   };
-  // Descriptors of the other kind are not on this path. A parameter's
-  // descriptor is of unknown kind: remember on which side of its own
-  // is_remote() test this path is, for its summary.
   // What every copy the one tested location keeps assumes holds on the
   // path: `if (k > 0) d = R; if (k > 0) e = R;` then `if (d.is_remote())`
   // is where k > 0, so e is remote there too.
   std::optional<FactSet> Implied;
   unsigned Tested = 0;
+  // Descriptors of the other kind are not on this path. A parameter's
+  // descriptor is of unknown kind: remember on which side of its own
+  // is_remote() test this path is, for its summary.
   for (const Location &Subject : G.Subjects) {
     bool AnyBefore = false, AnyAfter = false;
     for (auto &[L, C] : S.Cells) {
@@ -517,12 +517,11 @@ void Analyzer::refine(State &S, const Guard &G, bool Holds) {
       C.Values.restrict(Fact{Atom, Outcome}, &Removed);
       if (Compared) {
         // Only values that assume another comparison can disagree.
-        FactSet Both;
         auto Agrees = [&](const Value &V) {
           return llvm::none_of(V.Assumed, [&](const Fact &F) {
                    return F.Atom < Atoms.size() && Atoms[F.Atom].Compared;
                  }) ||
-                 (FactSet::conjoin(V.Assumed, S.Facts, Both) && comparisonsAgree(Both));
+                 onOnePath(V.Assumed, S.Facts);
         };
         if (!llvm::all_of(C.Values.values(), Agrees)) {
           ValueSet Before = C.Values;
@@ -746,6 +745,11 @@ bool Analyzer::comparisonsAgree(const FactSet &Facts) const {
   return true;
 }
 
+bool Analyzer::onOnePath(const FactSet &A, const FactSet &B) const {
+  FactSet Both;
+  return FactSet::conjoin(A, B, Both) && comparisonsAgree(Both);
+}
+
 ParamFacts Analyzer::paramFacts(const State &S) const {
   ParamFacts Result;
   for (const Fact &F : S.Facts) {
@@ -758,4 +762,3 @@ ParamFacts Analyzer::paramFacts(const State &S) const {
 }
 
 } // namespace dmalint
-

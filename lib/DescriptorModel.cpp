@@ -180,9 +180,7 @@ ValueSet Analyzer::constructed(const Expr *Site, llvm::ArrayRef<const Expr *> Ar
   FactSet Both;
   for (const Value &A : Src.values()) {
     for (const Value &B : Dev.values()) {
-      FactSet OnPath;
-      if (!FactSet::conjoin(A.Assumed, B.Assumed, Both) ||
-          !FactSet::conjoin(Both, S.Facts, OnPath) || !comparisonsAgree(OnPath))
+      if (!FactSet::conjoin(A.Assumed, B.Assumed, Both) || !onOnePath(Both, S.Facts))
         continue; // Not on one path.
       const OriginInfo &SrcO = Out.Origins[A.Origin], &DevO = Out.Origins[B.Origin];
       Seen.Combinations.push_back({SrcO.Engaged, DevO.Engaged, SrcO.Site, DevO.Site});

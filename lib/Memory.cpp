@@ -101,7 +101,9 @@ LocationList Analyzer::elementsAt(const LocationList &Bases, const Expr *Index,
   std::optional<int64_t> From = K ? loopLowerBound(K) : std::nullopt;
   if (From && *From <= 0)
     From.reset();
-  auto Facts = I == PathStep::Any ? indexFacts(Index, S) : decltype(indexFacts(Index, S))();
+  llvm::SmallVector<std::pair<ConstantComparison, bool>, 2> Facts;
+  if (I == PathStep::Any)
+    Facts = indexFacts(Index, S);
   if ((From || !Facts.empty()) &&
       llvm::none_of(Bases, [](const Location &B) { return B.isUnknown(); })) {
     auto Allowed = [&](int64_t N) {

@@ -521,6 +521,36 @@ public:
   /// nothing else (a call it is handed to, a reference bound to it, a copy,
   /// a lambda that captures it) may resize it unseen.
   bool sizeTracked(const clang::VarDecl *VD);
+  /// The second view of the element push_back or emplace_back added last
+  /// to the local sequence \p Container (PathStep::Last), where this path
+  /// has one: nothing has changed which element is last, or what it holds,
+  /// since.
+  std::optional<Location> lastElement(const Location &Container, const State &S);
+  /// push_back or emplace_back of \p Args to \p Container, whose size is
+  /// not known: into the summary of its elements, and into its last.
+  void appendLast(const Location &Container, clang::QualType ElementType,
+                  llvm::ArrayRef<const clang::Expr *> Args, const clang::Expr *Site, State &S,
+                  bool Report, unsigned Depth);
+  /// push_back or emplace_back added \p Appended, at the known size of
+  /// \p Container: the view of its last element is a copy of it.
+  void keepLast(const Location &Container, const Location &Appended, State &S);
+  /// The view of a last element at \p Last holds no flag.
+  static void withoutFlags(const Location &Last, State &S);
+  /// Which element of \p Container is last, or what it holds, may have
+  /// changed: its last element's view goes.
+  void dropLast(const Location &Container, State &S);
+  /// \p Locs are about to be written: those below an element drop their
+  /// container's last view, and one that is that view is every element
+  /// instead (a write through back() is one into the summary).
+  LocationList beforeElementWrite(const LocationList &Locs, State &S);
+  /// \p Locs with the last element's view as every element: what a
+  /// pointer, reference or guard keeps, which a later push_back must not
+  /// move to another element.
+  LocationList withoutLast(LocationList Locs) const;
+  /// Set once a last element's view is kept: until then none is looked for.
+  bool LastsKept = false;
+  /// appendLast is writing the view itself.
+  bool WritingLast = false;
 
   // -------------------------------------------------------- Calls.cpp ---
   const FunctionSummary *summaryFor(const clang::FunctionDecl *FD);

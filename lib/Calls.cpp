@@ -683,7 +683,7 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
       continue;
     }
     if (T->isReferenceType())
-      Entry.Cells[Here].Targets = ArgLocations[I];
+      Entry.Cells[Here].Targets = withoutLast(ArgLocations[I]);
     else
       copyObject(ArgLocations[I], Here, Entry, Update::Strong);
   }
@@ -696,7 +696,7 @@ void Analyzer::inlineLambda(const LambdaExpr *Lambda, const CXXMethodDecl *CallO
       continue;
     Location Here = Location::variable(VD);
     if (VD->getType()->isReferenceType())
-      Entry.Cells[Here].Targets = resolve(VD->getInit(), Entry);
+      Entry.Cells[Here].Targets = withoutLast(resolve(VD->getInit(), Entry));
     else
       initialize(Here, VD->getType(), VD->getInit(), Entry, /*Report=*/false, Depth);
   }

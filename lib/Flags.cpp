@@ -248,7 +248,8 @@ static llvm::SmallVector<HeldElement, 4> heldElements(const Location &L, unsigne
   llvm::SmallVector<HeldElement, 4> Elements;
   for (auto It = S.Cells.lower_bound(Container);
        It != S.Cells.end() && Container.isPrefixOf(It->first); ++It) {
-    if (It->first.Path.Depth <= At || It->first.Path.Steps[At].K != PathStep::Element)
+    if (It->first.Path.Depth <= At || It->first.Path.Steps[At].K != PathStep::Element ||
+        It->first.Path.Steps[At].isLastElement())
       continue;
     int32_t Index = It->first.Path.Steps[At].Index;
     bool Holds = It->second.holds();

@@ -65,8 +65,10 @@ static bool compatible(const PathStep &Query, const PathStep &Stored) {
     return true;
   if (Query.K != PathStep::Element || Stored.K != PathStep::Element)
     return false;
-  // Every element; or element n, which an unknown-index write may have set.
-  return Query.Index == PathStep::Any || (Query.Index >= 0 && Stored.Index == PathStep::Summary);
+  // Every element (but the second view of the last, which back() alone
+  // reads); or element n, which an unknown-index write may have set.
+  return (Query.Index == PathStep::Any && Stored.Index != PathStep::Last) ||
+         (Query.Index >= 0 && Stored.Index == PathStep::Summary);
 }
 
 bool Location::mayAlias(const Location &Stored) const {
@@ -110,6 +112,7 @@ std::string Location::str() const {
     case PathStep::Element:
       S += Step.Index == PathStep::Any       ? "[*]"
            : Step.Index == PathStep::Summary ? "[?]"
+           : Step.Index == PathStep::Last    ? "[last]"
                                              : "[" + std::to_string(Step.Index) + "]";
       break;
     case PathStep::Part:

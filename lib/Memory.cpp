@@ -331,6 +331,8 @@ LocationList Analyzer::resolve(const Expr *E, const State &S) {
       else if (Name == "back" && TS.Kind == Shape::Sequence && Base().size() == 1) {
         if (std::optional<unsigned> Size = knownSize(Base()[0], S); Size && *Size > 0)
           Index = int32_t(*Size - 1);
+        else if (!Size && lastElement(Base()[0], S))
+          Index = PathStep::Last;
       } else if (MC->getNumArgs() > 0) {
         return elementsAt(Base(), MC->getArg(0), S); // at(k)
       }
@@ -688,7 +690,10 @@ bool endsInSummary(const Location &L) {
 }
 } // namespace
 
-void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Update How) {
+void Analyzer::write(const LocationList &Written, const ValueSet &VS, State &S, Update How) {
+  LocationList Redirected;
+  const LocationList &Locs =
+      LastsKept ? (Redirected = beforeElementWrite(Written, S), Redirected) : Written;
   bool Replace = How == Update::Strong && Locs.size() == 1 && Locs[0].isSingle();
   pendingOverwritten(Locs, S);
   for (const Location &L : Locs) {
@@ -740,8 +745,12 @@ void Analyzer::write(const LocationList &Locs, const ValueSet &VS, State &S, Upd
   }
 }
 
-void Analyzer::writeTargets(const LocationList &Locs, const LocationList &Targets, State &S,
-                            Update How) {
+void Analyzer::writeTargets(const LocationList &Written, const LocationList &Designated,
+                            State &S, Update How) {
+  LocationList Redirected, Kept;
+  const LocationList &Locs =
+      LastsKept ? (Redirected = beforeElementWrite(Written, S), Redirected) : Written;
+  const LocationList &Targets = LastsKept ? (Kept = withoutLast(Designated), Kept) : Designated;
   bool Replace = How == Update::Strong && Locs.size() == 1 && Locs[0].isSingle();
   for (const Location &L : Locs) {
     if (L.isUnknown()) {
@@ -761,8 +770,11 @@ void Analyzer::writeTargets(const LocationList &Locs, const LocationList &Target
   }
 }
 
-void Analyzer::copyObject(const LocationList &From, const Location &To, State &S,
+void Analyzer::copyObject(const LocationList &From, const Location &Into, State &S,
                           Update How) {
+  // A copy into back() is one into every element (beforeElementWrite,
+  // once what is copied is collected: it may be the last element's view).
+  const Location To = WritingLast ? Into : withoutLast({Into}).front();
   if (To.isUnknown()) {
     escapeBelow(From, S);
     return;
@@ -798,6 +810,8 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
         addLocation(C.Targets, T);
     }
   }
+  if (LastsKept)
+    beforeElementWrite({To}, S);
   bool Replace = How == Update::Strong && To.isSingle();
   if (Replace) {
     pendingOverwritten({To}, S);
@@ -824,9 +838,10 @@ void Analyzer::copyObject(const LocationList &From, const Location &To, State &S
   copyFlags(Flags, To, Replace, Fresh, S);
 }
 
-void Analyzer::forgetBelow(const Location &L, State &S) {
-  if (L.isUnknown())
+void Analyzer::forgetBelow(const Location &Forgotten, State &S) {
+  if (Forgotten.isUnknown())
     return;
+  const Location L = LastsKept ? beforeElementWrite({Forgotten}, S).front() : Forgotten;
   forgetFlagsBelow(L, S);
   forgetFlagsOf(L, S);
   for (auto It = S.Cells.lower_bound(Location{L.Kind, L.Root, {}});

@@ -20,9 +20,25 @@
 // unknown, and a write the model does not follow into the summary of the
 // elements makes it unknown too.
 //
+// Where the size is not known (a loop appends one element per iteration),
+// the element appended last still is: `cps.push_back(p == me ? local :
+// remote); ... if (p != me) cps.back().wait_send();` reads the copy this
+// iteration pushed, not every copy any iteration did. push_back and
+// emplace_back of such a sequence write the new element into the summary
+// and into a second view of it (PathStep::Last), which back() reads. The
+// view holds descriptors only (no flags), and it goes wherever which
+// element is last, or what it holds, may change: any write below another
+// element (an index, an iterator, a range-for, an algorithm), any other
+// non-const member function (pop_back, clear, insert, erase, ...), and a
+// join where one side has no view. A write through back() itself is one
+// into the summary (the view goes). A pointer, a reference or a lambda
+// parameter bound to back() designates every element instead, so that a
+// later push_back does not move it.
+//
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
 #include "dmalint/AstUtil.h"
+#include "ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -164,6 +180,99 @@ void Analyzer::setSize(const Location &Container, std::optional<unsigned> Count,
              : std::next(It);
   if (Count && *Count <= unsigned(MaxTrackedIndex))
     S.Cells[Container.child(PathStep::size(*Count))];
+}
+
+std::optional<Location> Analyzer::lastElement(const Location &Container, const State &S) {
+  // Only a sequence whose every mention the model follows keeps a view
+  // that nothing unseen moves (a copy of one returned by a call may hold
+  // the callee's).
+  if (!LastsKept || Container.Kind != Location::Variable || Container.Path.Depth != 0 ||
+      !sizeTracked(Container.variable()))
+    return std::nullopt;
+  Location Last = Container.child(PathStep::element(PathStep::Last));
+  auto It = S.Cells.lower_bound(Last);
+  if (It == S.Cells.end() || !Last.isPrefixOf(It->first))
+    return std::nullopt;
+  return Last;
+}
+
+void Analyzer::appendLast(const Location &Container, QualType ElementType,
+                          llvm::ArrayRef<const Expr *> Args, const Expr *Site, State &S,
+                          bool Report, unsigned Depth) {
+  Location Last = Container.child(PathStep::element(PathStep::Last));
+  setSize(Container, std::nullopt, S);
+  dropLast(Container, S);
+  bool Outer = WritingLast;
+  WritingLast = true;
+  auto Restore = onScopeExit([&] { WritingLast = Outer; });
+  // An empty element, which what is added then fills (insertInto adds to
+  // what its slot holds), then copied into the summary as insertInto
+  // would have added it there.
+  materialize(Last, ElementType, S, [](const TypeModel::Leaf &, Cell &C) { C.Targets.clear(); });
+  insertInto({Last}, ElementType, Args, Site, S, Report, Depth);
+  copyObject({Last}, Container.child(PathStep::element(PathStep::Summary)), S, Update::Weak);
+  withoutFlags(Last, S);
+  LastsKept = true;
+}
+
+void Analyzer::keepLast(const Location &Container, const Location &Appended, State &S) {
+  Location Last = Container.child(PathStep::element(PathStep::Last));
+  dropLast(Container, S);
+  bool Outer = WritingLast;
+  WritingLast = true;
+  auto Restore = onScopeExit([&] { WritingLast = Outer; });
+  auto [First, End] = S.cellsBelow(Appended);
+  std::vector<std::pair<Location, Cell>> Copied;
+  for (auto It = First; It != End; ++It)
+    if (!It->second.Flag)
+      Copied.push_back({Last.child(Appended.suffixOf(It->first).steps()), It->second});
+  for (auto &[L, C] : Copied)
+    if (!L.isUnknown())
+      S.Cells[L] = std::move(C);
+  LastsKept = true;
+}
+
+void Analyzer::withoutFlags(const Location &Last, State &S) {
+  auto [First, End] = S.cellsBelow(Last);
+  for (auto It = First; It != End;)
+    It = It->second.Flag ? S.Cells.erase(It) : std::next(It);
+}
+
+void Analyzer::dropLast(const Location &Container, State &S) {
+  Location Last = Container.child(PathStep::element(PathStep::Last));
+  eraseBelow(Last, S);
+  for (auto It = S.Guards.begin(); It != S.Guards.end();)
+    It = llvm::any_of(It->second.Subjects,
+                      [&](const Location &G) { return Last.isPrefixOf(G); })
+             ? S.Guards.erase(It)
+             : std::next(It);
+}
+
+LocationList Analyzer::beforeElementWrite(const LocationList &Locs, State &S) {
+  if (!LastsKept || WritingLast)
+    return Locs;
+  LocationList Written;
+  for (const Location &L : Locs) {
+    if (L.Kind != Location::Variable || L.Path.Depth == 0 ||
+        L.Path.Steps[0].K != PathStep::Element) {
+      addLocation(Written, L);
+      continue;
+    }
+    dropLast(Location::variable(L.variable()), S);
+    Location Every = L;
+    if (Every.Path.Steps[0].isLastElement())
+      Every.Path.Steps[0].Index = PathStep::Any;
+    addLocation(Written, Every);
+  }
+  return Written;
+}
+
+LocationList Analyzer::withoutLast(LocationList Locs) const {
+  if (LastsKept)
+    for (Location &L : Locs)
+      if (L.Path.Depth > 0 && L.Path.Steps[0].isLastElement())
+        L.Path.Steps[0].Index = PathStep::Any;
+  return Locs;
 }
 
 } // namespace dmalint

@@ -70,12 +70,25 @@ State joinStates(const State &A, const State &B) {
     --Object.Path.Depth;
     return Other.holdsNothingBelow(Object);
   };
+  // A view of the last element (PathStep::Last) one side does not have:
+  // which element is last there is not known, so the view goes.
+  llvm::SmallVector<Location, 1> OneSidedLast;
+  auto NoteLast = [&](const Location &L) {
+    if (L.Path.Depth == 0 || !L.Path.Steps[0].isLastElement())
+      return;
+    Location View = L;
+    View.Path.Depth = 1;
+    if (OneSidedLast.empty() || OneSidedLast.back() != View)
+      OneSidedLast.push_back(View);
+  };
   while (I != A.Cells.end() || J != B.Cells.end()) {
     if (J == B.Cells.end() || (I != A.Cells.end() && I->first < J->first)) {
+      NoteLast(I->first);
       if (!I->second.Flag || NoObject(B, I->first))
         Hint = R.Cells.emplace_hint(Hint, I->first, Tagged(I->second, TagA));
       ++I;
     } else if (I == A.Cells.end() || J->first < I->first) {
+      NoteLast(J->first);
       if (!J->second.Flag || NoObject(A, J->first))
         Hint = R.Cells.emplace_hint(Hint, J->first, Tagged(J->second, TagB));
       ++J;
@@ -99,6 +112,10 @@ State joinStates(const State &A, const State &B) {
       ++I;
       ++J;
     }
+  }
+  for (const Location &View : OneSidedLast) {
+    auto [First, Last] = R.cellsBelow(View);
+    R.Cells.erase(First, Last);
   }
   if (A.Guards == B.Guards) {
     R.Guards = A.Guards;

@@ -245,7 +245,7 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
       initialize(Here, T.getNonReferenceType(), Temporary, S, Report, Depth);
       return;
     }
-    S.Cells[Here].Targets = resolve(Init, S);
+    S.Cells[Here].Targets = withoutLast(resolve(Init, S));
     noteConditionalBinding(VD, Init);
     return;
   }
@@ -1033,6 +1033,14 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
   if (StdObject) {
     LocationList Locs = objectLocations(MC, S);
     StringRef Name = MD->getIdentifier() ? MD->getName() : "";
+    const bool Appends = ObjectShape.Kind == Shape::Sequence &&
+                         llvm::is_contained({"push_back", "emplace_back"}, Name);
+    if (LastsKept && ObjectShape.Kind == Shape::Sequence && !Appends && !MD->isConst() &&
+        !llvm::is_contained({MethodEffect::Element, MethodEffect::ElementAddress,
+                             MethodEffect::Iterator},
+                            TypeModel::methodEffect(ObjectShape.Kind, MD)))
+      for (const Location &L : Locs)
+        dropLast(L, S); // pop_back, clear, insert, ...: another element may be last.
     if (ObjectShape.Kind == Shape::Sequence &&
         llvm::is_contained({"insert", "emplace", "push_front", "emplace_front", "erase",
                             "pop_front"},
@@ -1068,6 +1076,13 @@ void Analyzer::transferMemberCall(const CXXMemberCallExpr *MC, State &S, bool Re
                     [](const TypeModel::Leaf &, Cell &C) { C.Targets.clear(); });
         insertInto({Appended}, ObjectShape.Element, Args, MC, S, Report, Depth);
         setSize(Locs[0], *Size + 1, S);
+        if (Appends)
+          keepLast(Locs[0], Appended, S); // For where the size stops being known.
+        return;
+      }
+      if (Appends && Locs.size() == 1 && Locs[0].variable() && Locs[0].Path.Depth == 0 &&
+          sizeTracked(Locs[0].variable())) {
+        appendLast(Locs[0], ObjectShape.Element, Args, MC, S, Report, Depth);
         return;
       }
       LocationList Slots;

@@ -38,6 +38,11 @@ struct PathStep {
   /// Element indices that are not constants.
   static constexpr int32_t Summary = -1; ///< The elements written at unknown indices.
   static constexpr int32_t Any = -2;     ///< In a query or a pointer: every element.
+  /// The element push_back or emplace_back added last to a local sequence
+  /// whose size is not known (SequenceSizes.cpp): a second view of an
+  /// element the summary holds too, read only by back(). No query of every
+  /// element (Any) sees it, and no pointer or reference designates it.
+  static constexpr int32_t Last = -3;
 
   Kind K = Field;
   int32_t Index = 0; ///< Element: a constant, Summary or Any. Part: the part's index.
@@ -50,6 +55,7 @@ struct PathStep {
 
   bool isAnyElement() const { return K == Element && Index == Any; }
   bool isConstantElement() const { return K == Element && Index >= 0; }
+  bool isLastElement() const { return K == Element && Index == Last; }
 
   friend bool operator==(const PathStep &A, const PathStep &B) {
     return A.K == B.K && A.Index == B.Index && A.FieldD == B.FieldD;

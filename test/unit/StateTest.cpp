@@ -90,6 +90,21 @@ TEST(Location, SizeMarkIsNoElement) {
   EXPECT_FALSE(Mark.mayAlias(Location::variable(Root).child(PathStep::size(3))));
 }
 
+TEST(Location, LastElementIsReadOnlyByName) {
+  // The view of the element appended last holds a second copy of what the
+  // summary holds: a query of every element reads the summary, not the
+  // view twice, and only a query naming the view (back()) reads it.
+  const auto *Root = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  Location Last = field(Root, PathStep::Last);
+  EXPECT_FALSE(field(Root, PathStep::Any).mayAlias(Last));
+  EXPECT_FALSE(field(Root, PathStep::Summary).mayAlias(Last));
+  EXPECT_FALSE(field(Root, 0).mayAlias(Last));
+  EXPECT_FALSE(Last.mayAlias(field(Root, PathStep::Summary)));
+  EXPECT_TRUE(Last.mayAlias(Last));
+  EXPECT_TRUE(Location::variable(Root).mayAlias(Last)); // The whole vector holds it.
+  EXPECT_FALSE(Last.isSingle()); // A write through it is weak.
+}
+
 TEST(Location, PathsAreBounded) {
   const auto *Root = reinterpret_cast<const clang::ValueDecl *>(0x1000);
   Location L = Location::variable(Root);
@@ -155,6 +170,31 @@ TEST(Join, AValueBothSidesHoldIsNotTagged) {
     if (V.Origin == 3)
       EXPECT_EQ(V.Assumed, (FactSet{{1, false}}));
   }
+}
+
+TEST(Join, ALastElementOneSideLacksGoes) {
+  // One path appended (its view names the element), the other did not:
+  // which element is last after the join is not known, so the view goes;
+  // where both sides have one, it is their union, tagged as any cell.
+  const auto *D = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  Location Last = field(D, PathStep::Last), Summary = field(D, PathStep::Summary);
+  State Appended, Not;
+  Appended.Facts.add({1, true});
+  Not.Facts.add({1, false});
+  Appended.Cells[Last].Values = ValueSet::of(OriginId(2));
+  Appended.Cells[Summary].Values = ValueSet::of(OriginId(2));
+  Not.Cells[Summary].Values = ValueSet::of(OriginId(3));
+  State J = joinStates(Appended, Not);
+  EXPECT_EQ(J.Cells.count(Last), 0u);
+  EXPECT_EQ(J.Cells[Summary].Values.size(), 2u);
+
+  Not.Cells[Last].Values = ValueSet::of(OriginId(3));
+  State Both = joinStates(Appended, Not);
+  ASSERT_EQ(Both.Cells.count(Last), 1u);
+  ValueSet AfterThen = Both.Cells[Last].Values;
+  AfterThen.restrict(Fact{1, true});
+  ASSERT_EQ(AfterThen.size(), 1u);
+  EXPECT_EQ(AfterThen.values()[0].Origin, 2u);
 }
 
 TEST(Join, UnreachableSideContributesNothing) {

@@ -172,6 +172,32 @@ TEST(Transfer, PushBackAppendsAtAKnownSize) {
   EXPECT_EQ(X.waitSend(6), "clean");    // Handed to a call: not followed, unknown.
 }
 
+TEST(Transfer, BackIsTheElementAppendedLast) {
+  // A loop appends, so the size is not known; back() is still the element
+  // this iteration appended, until something may change which one is last
+  // or what it holds.
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "void k" + KernelParams +
+             " { std::vector<AsyncCopyDescriptor> v;"
+             " for (int j = 0; j < i; ++j) {"
+             "   v.push_back(j == 0 ? L : R); if (j != 0) v.back().wait_send(); }"
+             " v.back().wait_send();"
+             " std::vector<AsyncCopyDescriptor> w;"
+             " for (int j = 0; j < i; ++j) w.push_back(R);"
+             " *w.begin() = L; w.back().wait_send();"
+             " std::vector<AsyncCopyDescriptor> x;"
+             " for (int j = 0; j < i; ++j) x.push_back(R);"
+             " x.back() = L; for (auto &d : x) d.wait_send();"
+             " std::vector<AsyncCopyDescriptor> y;"
+             " for (int j = 0; j < i; ++j) y.push_back(R);"
+             " AsyncCopyDescriptor &kept = y.back(); y.push_back(L); kept.wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");  // Appended remote where j != 0.
+  EXPECT_EQ(X.waitSend(1), "maybe");  // After the loop: the first may be last.
+  EXPECT_EQ(X.waitSend(2), "maybe");  // The iterator may have written the last.
+  EXPECT_EQ(X.waitSend(3), "maybe");  // A write through back() is one into the elements.
+  EXPECT_EQ(X.waitSend(4), "maybe");  // A reference to back() is any element.
+}
+
 TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
   Analysed X(std::string(Prelude) + "struct Slot { AsyncCopyDescriptor d; bool remote; };\n"
              "void k" + KernelParams +

@@ -84,13 +84,19 @@ CharSourceRange statementRange(const Stmt &S, ASTContext &Ctx) {
   return CharSourceRange::getCharRange(Range.getBegin(), End);
 }
 
+/// Where the line holding the character at \p Offset starts. (StringRef's
+/// rfind looks before its position, so a line break just before \p Offset
+/// counts: a statement in column 1 starts its line.)
+size_t lineStart(StringRef Buffer, size_t Offset) {
+  size_t Break = Buffer.rfind('\n', Offset);
+  return Break == StringRef::npos ? 0 : Break + 1;
+}
+
 /// The whitespace before \p Loc on its line, if only whitespace precedes it.
 std::optional<std::string> leadingIndent(SourceLocation Loc, const SourceManager &SM) {
   auto [File, Offset] = SM.getDecomposedLoc(Loc);
   StringRef Buffer = SM.getBufferData(File);
-  size_t LineStart = Buffer.rfind('\n', Offset == 0 ? 0 : Offset - 1);
-  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-  StringRef Before = Buffer.slice(LineStart, Offset);
+  StringRef Before = Buffer.slice(lineStart(Buffer, Offset), Offset);
   if (Before.find_first_not_of(" \t") != StringRef::npos)
     return std::nullopt;
   return Before.str();
@@ -99,9 +105,7 @@ std::optional<std::string> leadingIndent(SourceLocation Loc, const SourceManager
 std::string lineIndent(SourceLocation Loc, const SourceManager &SM) {
   auto [File, Offset] = SM.getDecomposedLoc(Loc);
   StringRef Buffer = SM.getBufferData(File);
-  size_t LineStart = Buffer.rfind('\n', Offset == 0 ? 0 : Offset - 1);
-  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-  StringRef Line = Buffer.substr(LineStart);
+  StringRef Line = Buffer.substr(lineStart(Buffer, Offset));
   return Line.take_while([](char C) { return C == ' ' || C == '\t'; }).str();
 }
 
@@ -126,12 +130,7 @@ public:
     SourceLocation Brace = CS.getLBracLoc();
     if (Brace.isInvalid() || Brace.isMacroID())
       return;
-    // Not leadingIndent: its search for the line start skips the character
-    // before the brace, which for a brace in column 1 is the line break.
-    auto [File, Offset] = SM.getDecomposedLoc(Brace);
-    StringRef Before = SM.getBufferData(File).substr(0, Offset);
-    Before = Before.substr(Before.rfind('\n') == StringRef::npos ? 0 : Before.rfind('\n') + 1);
-    ++(Before.trim().empty() ? OwnLine : SameLine);
+    ++(leadingIndent(Brace, SM) ? OwnLine : SameLine);
   }
   bool VisitIfStmt(IfStmt *S) {
     count(S->getThen());

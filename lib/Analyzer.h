@@ -190,6 +190,12 @@ public:
   /// The atom `P == Value` for an integer or enum parameter \p P of the
   /// function that is never written (nullopt for any other).
   std::optional<AtomId> paramValueAtom(const clang::ParmVarDecl *P, int64_t Value);
+  /// The atom of this function's `\p A == \p B` (two arguments of a call):
+  /// the one the same comparison written here is (\p Positive false when
+  /// that is its negation, as for a `!=` atom). Nullopt where no atom is.
+  std::optional<AtomId> equalityAtom(const clang::Expr *A, const clang::Expr *B, bool &Positive);
+  /// The comparisons equalityAtom built, by their operands.
+  std::map<std::pair<const clang::Expr *, const clang::Expr *>, const clang::Expr *> Comparisons;
   const clang::ASTContext &context() const { return Ctx; }
   /// The value of a condition clang can evaluate as a constant (through
   /// macros, constexpr names and the template arguments of an instantiation).
@@ -742,6 +748,9 @@ public:
     std::optional<unsigned> BoolParam; ///< The atom is exactly this bool parameter.
     /// The atom is `param == value` for this integer or enum parameter.
     std::optional<std::pair<unsigned, int64_t>> ParamEquals;
+    /// The atom is `param == param` for these two integer or enum
+    /// parameters (the lower index first).
+    std::optional<std::pair<unsigned, unsigned>> ParamsEqual;
     /// The atom compares an expression x (its profile) with a constant:
     /// `x == c` (where it holds, `x == other value` does not:
     /// EqualityAtoms), `x < c` or `x > c`. An index known to fail it names

@@ -133,6 +133,29 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
   if (!When)
     return true;
   for (const ParamFact &F : *When) {
+    if (F.EqualsParam) {
+      // `copy_to(p, me)` of a callee that built it where `peer == me`: this
+      // function's `p == me`.
+      if (F.Param >= Args.size() || *F.EqualsParam >= Args.size())
+        continue;
+      std::optional<int64_t> A = constantInt(Args[F.Param], Ctx),
+                             B = constantInt(Args[*F.EqualsParam], Ctx);
+      if (A && B) {
+        if ((*A == *B) != F.Holds)
+          return false;
+        continue;
+      }
+      bool Positive = true;
+      std::optional<AtomId> Atom = equalityAtom(Args[F.Param], Args[*F.EqualsParam], Positive);
+      if (!Atom)
+        continue;
+      bool Holds = F.Holds == Positive;
+      if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)
+        return false;
+      if (!Assumed.add(Fact{*Atom, Holds}))
+        return false;
+      continue;
+    }
     BoolArgument A = factArgument(F, F.Param < Args.size() ? Args[F.Param] : nullptr, Ctx);
     if (A.Constant) {
       if (*A.Constant != F.Holds)

@@ -286,6 +286,21 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
     if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()))
       if (P->getType()->isBooleanType() && P->getDeclContext() == Function)
         Atoms[Id].BoolParam = P->getFunctionScopeIndex();
+  // `peer == me` of two parameters: what a call compares its arguments by.
+  if (const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenCasts());
+      BO && (BO->getOpcode() == BO_EQ || BO->getOpcode() == BO_NE) && !Compared) {
+    auto Param = [&](const Expr *Side) -> const ParmVarDecl * {
+      const auto *DRE = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
+      const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+      return P && P->getDeclContext() == Function && !P->getType()->isBooleanType() &&
+                     P->getType()->isIntegralOrEnumerationType()
+                 ? P
+                 : nullptr;
+    };
+    const ParmVarDecl *L = Param(BO->getLHS()), *R = Param(BO->getRHS());
+    if (L && R && L != R)
+      Atoms[Id].ParamsEqual = std::minmax(L->getFunctionScopeIndex(), R->getFunctionScopeIndex());
+  }
   for (const VarDecl *VD : Vars)
     if (!llvm::is_contained(Atoms[Id].Vars, VD)) {
       Atoms[Id].Vars.push_back(VD);
@@ -336,6 +351,24 @@ std::optional<AtomId> Analyzer::paramValueAtom(const ParmVarDecl *P, int64_t Val
   AtomsByVar[P].push_back(Id); // A write of the parameter forgets it.
   It->second = Id;
   return Id;
+}
+
+std::optional<AtomId> Analyzer::equalityAtom(const Expr *A, const Expr *B, bool &Positive) {
+  if (!A || !B || isa<CXXDefaultArgExpr>(A) || isa<CXXDefaultArgExpr>(B) ||
+      A->isValueDependent() || B->isValueDependent() ||
+      !A->getType()->isIntegralOrEnumerationType() ||
+      !B->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  // The comparison as if written here, so that it is the atom the same
+  // test of this function is, however that is spelled (a parameter
+  // compared with a constant, `me == p`, `p != me`).
+  const Expr *&Built = Comparisons[{A, B}];
+  if (!Built)
+    Built = BinaryOperator::Create(Ctx, const_cast<Expr *>(A), const_cast<Expr *>(B), BO_EQ,
+                                   Ctx.BoolTy, VK_PRValue, OK_Ordinary, A->getExprLoc(),
+                                   FPOptionsOverride());
+  Positive = true;
+  return conditionAtom(Built, Positive);
 }
 
 void Analyzer::invalidateVar(const VarDecl *VD, State &S) {

@@ -144,17 +144,24 @@ SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) con
         continue;
       ParamFacts Facts;
       auto Add = [&](const Fact &F) {
-        if (F.Atom >= Atoms.size() || (!Atoms[F.Atom].BoolParam && !Atoms[F.Atom].ParamEquals))
+        if (F.Atom >= Atoms.size() || (!Atoms[F.Atom].BoolParam && !Atoms[F.Atom].ParamEquals &&
+                                       !Atoms[F.Atom].ParamsEqual))
           return;
         const AtomInfo &Info = Atoms[F.Atom];
-        unsigned Index = Info.BoolParam ? *Info.BoolParam : Info.ParamEquals->first;
-        if (Index >= Function->getNumParams())
+        unsigned Index = Info.BoolParam     ? *Info.BoolParam
+                         : Info.ParamEquals ? Info.ParamEquals->first
+                                            : Info.ParamsEqual->first;
+        std::optional<unsigned> Other;
+        if (Info.ParamsEqual)
+          Other = Info.ParamsEqual->second;
+        if (Index >= Function->getNumParams() || (Other && *Other >= Function->getNumParams()))
           return;
         if (!Vars)
           Vars = &AnalysisCache::current().variables(*Function, Api);
-        if (!Vars->unwritten(Function->getParamDecl(Index)))
+        if (!Vars->unwritten(Function->getParamDecl(Index)) ||
+            (Other && !Vars->unwritten(Function->getParamDecl(*Other))))
           return;
-        ParamFact PF{Index, F.Holds, std::nullopt};
+        ParamFact PF{Index, F.Holds, std::nullopt, Other};
         if (Info.ParamEquals)
           PF.Equals = Info.ParamEquals->second;
         if (!llvm::is_contained(Facts, PF))

@@ -89,8 +89,13 @@ struct ParamFact {
   unsigned Param = 0;
   bool Holds = true;
   std::optional<int64_t> Equals;
+  /// `Param == EqualsParam` of two integer or enum parameters (`peer ==
+  /// me`). Only in what a summary says of the constructions it returns
+  /// (SummaryValues::BuiltWhen), where a call compares its two arguments.
+  std::optional<unsigned> EqualsParam;
   friend bool operator==(const ParamFact &A, const ParamFact &B) {
-    return A.Param == B.Param && A.Holds == B.Holds && A.Equals == B.Equals;
+    return A.Param == B.Param && A.Holds == B.Holds && A.Equals == B.Equals &&
+           A.EqualsParam == B.EqualsParam;
   }
 };
 using ParamFacts = llvm::SmallVector<ParamFact, 1>;
@@ -98,6 +103,8 @@ using ParamFacts = llvm::SmallVector<ParamFact, 1>;
 /// Whether no call can make both \p A and \p B hold: one bool parameter
 /// with two values, `p == v` and `p != v`, or `p == v` and `p == w`.
 inline bool contradicts(const ParamFact &A, const ParamFact &B) {
+  if (A.EqualsParam || B.EqualsParam)
+    return A.Param == B.Param && A.EqualsParam == B.EqualsParam && A.Holds != B.Holds;
   if (A.Param != B.Param || A.Equals.has_value() != B.Equals.has_value())
     return false;
   if (!A.Equals || *A.Equals == *B.Equals)

@@ -198,6 +198,24 @@ TEST(Transfer, BackIsTheElementAppendedLast) {
   EXPECT_EQ(X.waitSend(4), "maybe");  // A reference to back() is any element.
 }
 
+TEST(Calls, AReturnChosenByTwoParametersIsChosenByTheArguments) {
+  // The helper returns its local copy where `x == y`: at a call, that is
+  // the caller's comparison of the two arguments, or a constant.
+  Analysed X(std::string(Prelude) +
+             "AsyncCopyDescriptor pick(Ref<float> a, Ref<float> b, DmaSemaphore s,"
+             " DmaSemaphore r, int x, int y) { if (x == y) return L; return R; }\n"
+             "void k" + KernelParams +
+             " { int me = axis_index(\"x\"); auto d = pick(a, b, s, r, i, me);"
+             " if (i != me) d.wait_send(); if (me == i) d.wait_send(); d.wait_send();"
+             " auto e = pick(a, b, s, r, 2, 2); e.wait_send();"
+             " auto f = pick(a, b, s, r, 1, 2); f.wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite"); // The same test, either way round.
+  EXPECT_EQ(X.waitSend(2), "maybe");
+  EXPECT_EQ(X.waitSend(3), "definite"); // Equal constants.
+  EXPECT_EQ(X.waitSend(4), "clean");    // Different ones.
+}
+
 TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
   Analysed X(std::string(Prelude) + "struct Slot { AsyncCopyDescriptor d; bool remote; };\n"
              "void k" + KernelParams +

@@ -311,8 +311,48 @@ static const Expr *localInitialiser(const Expr *E, const ApiIndex &Api) {
   return Root ? Root->Init : nullptr;
 }
 
+static std::optional<DeviceIdShape> shapeOf(const Expr *Arg, const ApiIndex &Api,
+                                            ASTContext &Ctx, unsigned CallDepth);
+
+/// The device id every return of \p Callee (a function or lambda of the
+/// translation unit) gives, when all of them give one of one count: the
+/// first of them. (`auto peer = [&](int d) { return DeviceId{x + d, y}; };`
+/// then `peer(1)`.)
+static std::optional<DeviceIdShape> returnedDeviceId(const FunctionDecl &Callee,
+                                                     const ApiIndex &Api, ASTContext &Ctx,
+                                                     unsigned CallDepth) {
+  std::optional<DeviceIdShape> First;
+  bool Agree = true;
+  llvm::SmallVector<const Stmt *, 32> Work{Callee.getBody()};
+  while (!Work.empty() && Agree) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S || isa<LambdaExpr>(S)) // A lambda's returns are its own.
+      continue;
+    if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+      std::optional<DeviceIdShape> Shape =
+          Return->getRetValue() ? shapeOf(Return->getRetValue(), Api, Ctx, CallDepth + 1)
+                                : std::nullopt;
+      Agree = Shape && (!First || First->MeshCoordinates == Shape->MeshCoordinates);
+      if (!First)
+        First = Shape;
+      continue;
+    }
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  if (!Agree || !First)
+    return std::nullopt;
+  First->ThroughVariable = true;
+  return First;
+}
+
 std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
                                            ASTContext &Ctx) {
+  return shapeOf(Arg, Api, Ctx, 0);
+}
+
+static std::optional<DeviceIdShape> shapeOf(const Expr *Arg, const ApiIndex &Api,
+                                            ASTContext &Ctx, unsigned CallDepth) {
   const Expr *E = stripWrappers(Arg);
   bool InOptional = false;
   bool ThroughVariable = false;
@@ -370,6 +410,15 @@ std::optional<DeviceIdShape> deviceIdShape(const Expr *Arg, const ApiIndex &Api,
       E = stripWrappers(Element);
       ThroughVariable = true;
       continue;
+    }
+    // A call of a function or lambda whose returns all give an id of one
+    // count (not in an optional: its own conversions are not followed).
+    if (const auto *Call = dyn_cast<CallExpr>(E); Call && !InOptional && CallDepth < 4) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      const FunctionDecl *Definition = nullptr;
+      if (Callee && Callee->isDefined(Definition) && Definition->getBody() &&
+          !Definition->isDependentContext() && Api.isDeviceIdType(Definition->getReturnType()))
+        return returnedDeviceId(*Definition, Api, Ctx, CallDepth);
     }
     break;
   }

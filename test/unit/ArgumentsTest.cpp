@@ -97,6 +97,28 @@ TEST(Arguments, DeviceIdShapes) {
             std::nullopt);
 }
 
+TEST(Arguments, DeviceIdsReturnedByLambdas) {
+  // Every return of the lambda builds an id of one count: that count.
+  EXPECT_EQ(meshCoordinatesIn("auto peer = [&](int d) { return DeviceId{x + d, 0, 1}; };\n"
+                              "make_async_remote_copy(a, b, s, r, peer(1));"),
+            3u);
+  EXPECT_EQ(meshCoordinatesIn("auto peer = [&](int d) { DeviceId id{x + d, 0}; return id; };\n"
+                              "make_async_remote_copy(a, b, s, r, peer(1));"),
+            2u);
+  // Returns that differ, or one the model cannot read: not known.
+  EXPECT_EQ(meshCoordinatesIn("auto peer = [&](int d) { if (d) return DeviceId{x, 0};"
+                              " return DeviceId{x, 0, 1}; };\n"
+                              "make_async_remote_copy(a, b, s, r, peer(1));"),
+            std::nullopt);
+  EXPECT_EQ(meshCoordinatesIn("auto peer = [&](DeviceId d) { return d; };\n"
+                              "make_async_remote_copy(a, b, s, r, peer(DeviceId{x, 0}));"),
+            std::nullopt);
+  // A lambda that returns itself through a call stops at the bound.
+  EXPECT_EQ(meshCoordinatesIn("struct F { DeviceId operator()(int d) const { return (*this)(d); } };\n"
+                              "make_async_remote_copy(a, b, s, r, F{}(1));"),
+            std::nullopt);
+}
+
 TEST(Arguments, OneCoordinateInBracesIsAMeshTuple) {
   // DeviceId{x} calls the initializer-list constructor; DeviceId(x) does not.
   EXPECT_EQ(meshCoordinatesIn("make_async_remote_copy(a, b, s, r, DeviceId{x});"), 1u);

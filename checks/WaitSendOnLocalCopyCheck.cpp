@@ -65,7 +65,11 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
                               {Method.str(), Name});
     for (const FixItHint &Fix :
          Local.All
-             ? definiteLocalFix(*Use.Call, Analysis->receiveWaitAfter(Use), *Api, Ctx, Parents)
+             ? definiteLocalFix(*Use.Call,
+                                Analysis->receiveWaitedBefore(Use)
+                                    ? ReceiveWaitAfter::Always // Nothing left to take.
+                                    : Analysis->receiveWaitAfter(Use),
+                                *Api, Ctx, Parents)
              : guardFix(*Use.Call, *Api, Ctx, Parents))
       C.Fixes.push_back(Fix);
     noteConstructions(C, *Analysis, Local.Origins,

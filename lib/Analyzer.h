@@ -504,6 +504,17 @@ public:
                             const ValueSet &Values, State &S);
   void receiveWaited(const LocationList &Locs, State &S);
   void receiveMayBeWaited(const LocationList &Locs, State &S);
+  /// The object a start or wait at \p Locs, named by \p Object, is, for
+  /// State::Received: its location where that is one object, or with the
+  /// reference variable named (`c` of a range-for); none otherwise.
+  static std::optional<ReceivedObject> receivedKey(const clang::Expr *Object,
+                                                   const LocationList &Locs);
+  /// A receive-side wait of \p Object at \p Locs; a start there makes the
+  /// copies in flight again (\p Started).
+  void noteReceived(const clang::Expr *Object, const LocationList &Locs, State &S);
+  void startedAgain(const LocationList &Locs, State &S);
+  /// A call the model does not see into may start what it can reach.
+  static void forgetReceived(State &S) { S.Received.clear(); }
   /// The descriptors at \p Locs are others now: no wait that follows is the
   /// receive wait of a wait_send pending there. With \p Kept, those pending
   /// in it (made before a lambda ran) stay.
@@ -806,6 +817,9 @@ public:
   std::map<const clang::CXXMemberCallExpr *, size_t> UseIndex;
   /// By wait_send call: a receive wait may follow / may be missing.
   llvm::DenseMap<const clang::Expr *, std::pair<bool, bool>> ReceiveAfter;
+  /// By wait_send call: its object's receive side was waited since its last
+  /// start on every path the report sweep met it on.
+  llvm::DenseMap<const clang::Expr *, bool> ReceivedBefore;
 };
 
 template <typename Fn>

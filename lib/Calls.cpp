@@ -384,6 +384,7 @@ void Analyzer::recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee
 void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
                     llvm::ArrayRef<const Expr *> Args, const LocationList *Object, State &S,
                     bool Report, unsigned Depth) {
+  forgetReceived(S); // The callee may start what it can reach.
   // The objects of the temporaries bound to reference parameters, gone
   // once the call's full expression ends (after its protocol effects).
   llvm::SmallVector<Location, 1> Temporaries;
@@ -560,6 +561,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
 
 void Analyzer::opaqueCall(const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args,
                           State &S, bool Report, unsigned Depth) {
+  forgetReceived(S);
   for (unsigned I = 0; I < Args.size(); ++I) {
     const Expr *Arg = Args[I];
     if (isa<CXXDefaultArgExpr>(Arg))

@@ -174,6 +174,9 @@ void Analyzer::run(const FunctionDecl &FD) {
     Out.ReceiveWaitMayFollow[I] = It->second.first;
     Out.ReceiveWaitMayBeMissing[I] = It->second.second;
   }
+  Out.ReceiveWaitedBefore.assign(Out.WaitSends.size(), false);
+  for (size_t I = 0; I < Out.WaitSends.size(); ++I)
+    Out.ReceiveWaitedBefore[I] = ReceivedBefore.lookup(Out.WaitSends[I].Call);
   // A heap object a pointer of the caller's objects designates at the end
   // is the caller's, and the copies built here that it holds escape: one
   // stored through an out-parameter (p.w = new D(...), q->w = new D(...),

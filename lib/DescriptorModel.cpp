@@ -322,6 +322,13 @@ bool Analyzer::transferApiMethod(const CXXMemberCallExpr *MC, State &S, bool Rep
         markUsed(NotLocal);
       }
     }
+    if (InReportSweep) {
+      std::optional<ReceivedObject> Key = receivedKey(Object, Locs);
+      bool Before = Key && std::binary_search(S.Received.begin(), S.Received.end(), *Key);
+      auto [It, New] = ReceivedBefore.try_emplace(MC, Before);
+      if (!New)
+        It->second = It->second && Before;
+    }
     lifecycle(Locs, Values, LifeEvent::WaitSend, S);
     recordReceivePending(MC, Locs, Values, S);
     return true;
@@ -332,6 +339,7 @@ bool Analyzer::transferApiMethod(const CXXMemberCallExpr *MC, State &S, bool Rep
       markUsed(Values);
     }
     lifecycle(Locs, Values, LifeEvent::Start, S);
+    startedAgain(Locs, S);
     return true;
   case ApiRole::Wait:
   case ApiRole::WaitRecv:
@@ -341,6 +349,7 @@ bool Analyzer::transferApiMethod(const CXXMemberCallExpr *MC, State &S, bool Rep
     }
     lifecycle(Locs, Values, Role == ApiRole::Wait ? LifeEvent::Wait : LifeEvent::WaitRecv, S);
     receiveWaited(Locs, S);
+    noteReceived(Object, Locs, S);
     return true;
   default:
     return true;
@@ -396,8 +405,44 @@ void Analyzer::receiveMayBeWaited(const LocationList &Locs, State &S) {
       ReceiveAfter[P.Use].first = true;
 }
 
+std::optional<ReceivedObject> Analyzer::receivedKey(const Expr *Object,
+                                                   const LocationList &Locs) {
+  if (Locs.size() != 1 || Locs[0].isUnknown())
+    return std::nullopt;
+  if (Locs[0].isSingle())
+    return ReceivedObject{Locs[0], nullptr};
+  // A reference is bound once: it names one element of what its location
+  // stands for, the same one wherever it is named.
+  const auto *DRE = Object ? dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts()) : nullptr;
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD || !VD->getType()->isReferenceType())
+    return std::nullopt;
+  return ReceivedObject{Locs[0], VD};
+}
+
+void Analyzer::noteReceived(const Expr *Object, const LocationList &Locs, State &S) {
+  std::optional<ReceivedObject> Key = receivedKey(Object, Locs);
+  if (!Key)
+    return;
+  auto It = llvm::lower_bound(S.Received, *Key);
+  if (It == S.Received.end() || !(*It == *Key))
+    S.Received.insert(It, *Key);
+}
+
+void Analyzer::startedAgain(const LocationList &Locs, State &S) {
+  if (hasUnknown(Locs)) {
+    S.Received.clear();
+    return;
+  }
+  llvm::erase_if(S.Received, [&](const ReceivedObject &R) {
+    return llvm::any_of(Locs, [&](const Location &L) { return L.overlaps(R.Object); });
+  });
+}
+
 void Analyzer::pendingOverwritten(const LocationList &Locs, State &S,
                                   const std::vector<PendingReceive> *Kept) {
+  // What is there now was not received (nor started) here.
+  startedAgain(Locs, S);
   for (auto It = S.Pending.begin(); It != S.Pending.end();) {
     bool Hit = llvm::any_of(Locs, [&](const Location &L) {
       return !L.isUnknown() && L.overlaps(It->Object);

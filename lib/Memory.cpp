@@ -883,6 +883,8 @@ void Analyzer::endLifetime(const VarDecl *VD, State &S, bool Redeclared) {
              ? S.Guards.erase(It)
              : std::next(It);
   pendingOverwritten({Root}, S);
+  // A reference that named a received object names another one next.
+  llvm::erase_if(S.Received, [&](const ReceivedObject &R) { return R.Through == VD; });
   // The copies its own cells held (what pointers there designate is held
   // by the cells it designates, and stays).
   auto [First, Last] = S.cellsBelow(Root);

@@ -69,6 +69,13 @@ FunctionAnalysis::usedConstructions() const {
   return Sites;
 }
 
+bool FunctionAnalysis::receiveWaitedBefore(const DescriptorUse &WaitSend) const {
+  for (size_t I = 0; I < WaitSends.size() && I < ReceiveWaitedBefore.size(); ++I)
+    if (WaitSends[I].Call == WaitSend.Call)
+      return ReceiveWaitedBefore[I];
+  return false;
+}
+
 ReceiveWaitAfter FunctionAnalysis::receiveWaitAfter(const DescriptorUse &WaitSend) const {
   for (size_t I = 0; I < WaitSends.size(); ++I) {
     if (WaitSends[I].Call != WaitSend.Call)

@@ -163,6 +163,12 @@ State joinStates(const State &A, const State &B) {
       }
     }
   }
+  // Received on every path: on both sides.
+  if (A.Received == B.Received)
+    R.Received = A.Received;
+  else
+    std::set_intersection(A.Received.begin(), A.Received.end(), B.Received.begin(),
+                          B.Received.end(), std::back_inserter(R.Received));
   if (A.Pending == B.Pending) {
     R.Pending = A.Pending;
   } else {

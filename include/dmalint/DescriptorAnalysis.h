@@ -350,6 +350,9 @@ struct FunctionAnalysis {
   /// By index into WaitSends: a receive-side wait of the same descriptor may
   /// follow; the function may end (or the wait_send run again) without one.
   std::vector<bool> ReceiveWaitMayFollow, ReceiveWaitMayBeMissing;
+  /// Per wait_send: a receive-side wait of its object precedes it, since the
+  /// object was last started or written, on every path.
+  std::vector<bool> ReceiveWaitedBefore;
   FunctionSummary Summary;
   bool HitWorkLimit = false; ///< Then the events are empty: nothing is reported.
   /// The lambdas' call operators whose bodies this analysis ran at a call
@@ -398,6 +401,10 @@ struct FunctionAnalysis {
   std::vector<std::pair<const clang::Expr *, AccessPath>> usedConstructions() const;
   /// Whether a receive-side wait of \p WaitSend's descriptor follows it.
   ReceiveWaitAfter receiveWaitAfter(const DescriptorUse &WaitSend) const;
+  /// Whether \p WaitSend's object had its receive side waited since it was
+  /// last started, on every path (`c.wait_recv(); c.wait_send();`): no bytes
+  /// are left for a receive wait in its place to take.
+  bool receiveWaitedBefore(const DescriptorUse &WaitSend) const;
   /// The origins that may be in flight just before \p Use (a start or a wait).
   llvm::ArrayRef<OriginId> inFlightAt(const DescriptorUse &Use) const {
     return Use.InFlightBefore;

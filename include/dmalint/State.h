@@ -15,13 +15,17 @@
 //   Life        the lifecycle of each descriptor origin that is not surely
 //               idle: in flight, send side waited, receive side waited;
 //   Pending     `wait_send` calls whose descriptor has not yet had a
-//               receive-side wait on this path (for the fix-it's choice).
+//               receive-side wait on this path (for the fix-it's choice);
+//   Received    objects whose receive side was waited since they were last
+//               started or written, on every path here (for the same
+//               choice: a wait_send after it has no bytes left to take).
 //
 // The join (joinStates) is the least upper bound: cells and their values
 // unite, and a value that arrives from one side only is tagged with the
 // facts that side knew and the other did not, so a later branch on the same
 // condition can drop it; facts and guards are kept where both sides agree;
-// lifecycles unite state by state; pending waits unite.
+// lifecycles unite state by state; pending waits unite; received objects
+// are those both sides have.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DMALINT_STATE_H
@@ -173,6 +177,21 @@ struct PendingReceive {
   }
 };
 
+/// An object whose receive side was waited (ReceivedObject::Object), and the
+/// variable the wait named it through (`c` of `for (auto &c : copies)
+/// c.wait_recv();`), which tells it from the other elements its location
+/// stands for; null where the location is one object.
+struct ReceivedObject {
+  Location Object;
+  const clang::VarDecl *Through = nullptr;
+  friend bool operator==(const ReceivedObject &A, const ReceivedObject &B) {
+    return A.Object == B.Object && A.Through == B.Through;
+  }
+  friend bool operator<(const ReceivedObject &A, const ReceivedObject &B) {
+    return std::tie(A.Object, A.Through) < std::tie(B.Object, B.Through);
+  }
+};
+
 struct State {
   bool Reachable = true;
   std::map<Location, Cell> Cells;
@@ -183,6 +202,7 @@ struct State {
   std::map<const clang::VarDecl *, llvm::SmallVector<int32_t, 2>> Indices;
   std::vector<std::pair<OriginId, LifeMask>> Life; ///< Sorted by origin.
   std::vector<PendingReceive> Pending;             ///< Sorted.
+  std::vector<ReceivedObject> Received;            ///< Sorted.
 
   /// The cells of \p Root and everything below it: one contiguous range.
   std::pair<std::map<Location, Cell>::iterator, std::map<Location, Cell>::iterator>
@@ -198,7 +218,7 @@ struct State {
   friend bool operator==(const State &A, const State &B) {
     return A.Reachable == B.Reachable && A.Cells == B.Cells && A.Facts == B.Facts &&
            A.Guards == B.Guards && A.Indices == B.Indices && A.Life == B.Life &&
-           A.Pending == B.Pending;
+           A.Pending == B.Pending && A.Received == B.Received;
   }
   friend bool operator!=(const State &A, const State &B) { return !(A == B); }
 };

@@ -197,6 +197,20 @@ TEST(Join, ALastElementOneSideLacksGoes) {
   EXPECT_EQ(AfterThen.values()[0].Origin, 2u);
 }
 
+TEST(Join, ReceivedOnlyWhereBothSidesReceived) {
+  // A receive wait on one path only does not make the object received.
+  const auto *D = reinterpret_cast<const clang::ValueDecl *>(0x1000);
+  const auto *E = reinterpret_cast<const clang::ValueDecl *>(0x2000);
+  ReceivedObject AtD{Location::variable(D), nullptr}, AtE{Location::variable(E), nullptr};
+  State Both, One;
+  Both.Received = {AtD, AtE};
+  One.Received = {AtD};
+  State J = joinStates(Both, One);
+  ASSERT_EQ(J.Received.size(), 1u);
+  EXPECT_TRUE(J.Received[0] == AtD);
+  EXPECT_FALSE(J == Both); // The states differ by it: the fixed point sees it.
+}
+
 TEST(Join, UnreachableSideContributesNothing) {
   State A, B;
   B.Reachable = false;

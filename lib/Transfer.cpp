@@ -175,7 +175,8 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
     call(Call, FD, callArguments(Call), nullptr, S, Report, Depth);
     // An algorithm of std may move elements to other indices (reverse,
     // sort, rotate) or between containers (copy), whatever its summary says.
-    if (FD->isInStdNamespace())
+    // (No callee: a call through a pointer to a function.)
+    if (FD && FD->isInStdNamespace())
       algorithmReached(callArguments(Call), S);
     // A copy a wrapper of the file builds and returns is built here, used
     // or not (`stage_copy(...);` discards it, as a factory's temporary).

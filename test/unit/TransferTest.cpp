@@ -152,6 +152,17 @@ TEST(Transfer, OpaqueCallForgetsWhatItCanWrite) {
   EXPECT_EQ(X.unused(), 0u);         // Handed over: it escapes.
 }
 
+TEST(Transfer, CallThroughAPointerToAFunction) {
+  // A call with no callee: what it is handed escapes, nothing is known of
+  // what it returns, and the analysis goes on past it.
+  Analysed X(std::string(Prelude) + "using Hook = void (*)(AsyncCopyDescriptor &);\n"
+             "void k(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, int i,"
+             " Hook h, int (*map)(int)) { auto d = L; h(d); auto e = L; e.start();"
+             " (*map)(i); e.wait_send(); }\n");
+  EXPECT_EQ(X.unused(), 0u);            // d is handed to the hook.
+  EXPECT_EQ(X.waitSend(0), "definite"); // Reached past the calls.
+}
+
 TEST(Transfer, PushBackAppendsAtAKnownSize) {
   Analysed X(std::string(Prelude) + "#include <vector>\nvoid grow(std::vector<AsyncCopyDescriptor> &);\n"
              "void k" + KernelParams +

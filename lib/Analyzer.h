@@ -714,12 +714,26 @@ public:
   /// facts on bool parameters say when each construction is handed back
   /// (SummaryValues::BuiltWhen).
   SummaryValues toSummary(const ValueSet &VS, const State *Returned = nullptr) const;
+  /// The fact \p F of a lambda's path as a condition its caller can state
+  /// (ParamFact::Condition): one over the lambda's parameters and the
+  /// variables it captures from the function it is written in, none of
+  /// which either function writes. Nullopt otherwise.
+  std::optional<ParamFact> capturedCondition(const Fact &F) const;
   /// Whether the construction \p Site (of kind \p Kind) of a callee's summary \p SV is
   /// returned at a call with \p Args in state \p S; \p Assumed gets the
   /// caller's facts it is returned on (SummaryValues::BuiltWhen).
   bool returnedAtCall(const SummaryValues &SV, const clang::Expr *Site, Remoteness Kind,
-                      llvm::ArrayRef<const clang::Expr *> Args, const State &S,
-                      FactSet &Assumed);
+                      const clang::FunctionDecl *Callee, llvm::ArrayRef<const clang::Expr *> Args,
+                      const State &S, FactSet &Assumed);
+  /// A lambda's condition \p Cond (ParamFact::Condition) in this function's
+  /// terms at a call of it (\p Callee) with \p Args: its parameters
+  /// replaced by the arguments. Null where it cannot be.
+  const clang::Expr *conditionAtCall(const clang::Expr *Cond, const clang::FunctionDecl *Callee,
+                                     llvm::ArrayRef<const clang::Expr *> Args);
+  /// conditionAtCall's rewritten comparisons, by condition and call arguments.
+  std::map<std::pair<const clang::Expr *, std::pair<const clang::Expr *, const clang::Expr *>>,
+           const clang::Expr *>
+      RewrittenConditions;
 
   // ----------------------------------------------------------- shared ---
   clang::ASTContext &Ctx;
@@ -762,6 +776,10 @@ public:
     /// The atom is `param == param` for these two integer or enum
     /// parameters (the lower index first).
     std::optional<std::pair<unsigned, unsigned>> ParamsEqual;
+    /// The condition the atom was made of (CondNegated: its negation is
+    /// the atom), for a lambda's summary (ParamFact::Condition).
+    const clang::Expr *Cond = nullptr;
+    bool CondNegated = false;
     /// The atom compares an expression x (its profile) with a constant:
     /// `x == c` (where it holds, `x == other value` does not:
     /// EqualityAtoms), `x < c` or `x > c`. An index known to fail it names

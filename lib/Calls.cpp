@@ -123,9 +123,45 @@ ValueSet Analyzer::builtAt(const Expr *Temporary, const AccessPath &Path, const 
   return read({Scratch.child(Path.anyElement().steps())}, Copy);
 }
 
+const Expr *Analyzer::conditionAtCall(const Expr *Cond, const FunctionDecl *Callee,
+                                      llvm::ArrayRef<const Expr *> Args) {
+  // The callee's own parameter, as the call's argument.
+  auto Argument = [&](const Expr *Side) -> const Expr * {
+    const auto *DRE = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (!P || !Callee || P->getDeclContext() != Callee)
+      return nullptr;
+    unsigned Index = P->getFunctionScopeIndex();
+    return Index < Args.size() && !isa<CXXDefaultArgExpr>(Args[Index]) ? Args[Index] : nullptr;
+  };
+  // Whether \p E names a parameter of the callee anywhere.
+  std::function<bool(const Stmt *)> NamesParameter = [&](const Stmt *E) {
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
+      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()); P && P->getDeclContext() == Callee)
+        return true;
+    return E && llvm::any_of(E->children(), NamesParameter);
+  };
+  if (!NamesParameter(Cond))
+    return Cond; // Only what it captured: the same condition here.
+  const auto *BO = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (!BO || !BO->isComparisonOp())
+    return nullptr;
+  const Expr *L = Argument(BO->getLHS()), *R = Argument(BO->getRHS());
+  if ((!L && NamesParameter(BO->getLHS())) || (!R && NamesParameter(BO->getRHS())))
+    return nullptr;
+  L = L ? L : BO->getLHS();
+  R = R ? R : BO->getRHS();
+  const Expr *&Built = RewrittenConditions[{Cond, {L, R}}];
+  if (!Built)
+    Built = BinaryOperator::Create(Ctx, const_cast<Expr *>(L), const_cast<Expr *>(R),
+                                   BO->getOpcode(), Ctx.BoolTy, VK_PRValue, OK_Ordinary,
+                                   BO->getExprLoc(), FPOptionsOverride());
+  return Built;
+}
+
 bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoteness Kind,
-                              llvm::ArrayRef<const Expr *> Args, const State &S,
-                              FactSet &Assumed) {
+                              const FunctionDecl *Callee, llvm::ArrayRef<const Expr *> Args,
+                              const State &S, FactSet &Assumed) {
   const ParamFacts *When = nullptr;
   for (const auto &[Built, Facts] : SV.BuiltWhen)
     if (Built.first == Site && Built.second == Kind)
@@ -133,6 +169,20 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
   if (!When)
     return true;
   for (const ParamFact &F : *When) {
+    if (F.Condition) {
+      // A lambda's condition over what it captured: this function's own.
+      const Expr *Here = conditionAtCall(F.Condition, Callee, Args);
+      bool Positive = true;
+      std::optional<AtomId> Atom = Here ? conditionAtom(Here, Positive) : std::nullopt;
+      if (!Atom)
+        continue;
+      bool Holds = F.Holds == Positive;
+      if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)
+        return false;
+      if (!Assumed.add(Fact{*Atom, Holds}))
+        return false;
+      continue;
+    }
     if (F.EqualsParam) {
       // `copy_to(p, me)` of a callee that built it where `peer == me`: this
       // function's `p == me`.
@@ -187,7 +237,7 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
     // says otherwise, and where the caller's own bool is passed, only
     // where that holds.
     FactSet Assumed;
-    if (!Imported && !returnedAtCall(SV, Site, Kind, Args, S, Assumed))
+    if (!Imported && !returnedAtCall(SV, Site, Kind, Callee, Args, S, Assumed))
       continue;
     KindsReturned.push_back(Kind);
     // Each place below the returned value is a copy of its own: the caller

@@ -277,6 +277,8 @@ std::optional<AtomId> Analyzer::makeAtom(const Expr *E, bool &Negated) {
   auto [Id, New] = internAtom(Profile);
   if (!New)
     return Id;
+  Atoms[Id].Cond = E;
+  Atoms[Id].CondNegated = Negated;
   if (Compared) {
     Atoms[Id].Compared = Compared;
     if (Compared->Rel == ConstantComparison::Equal)

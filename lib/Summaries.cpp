@@ -128,6 +128,31 @@ void unitePaths(std::vector<PathValues> &Into, const std::vector<PathValues> &Fr
 
 // ------------------------------------------------------------- analyzer ---
 
+std::optional<ParamFact> Analyzer::capturedCondition(const Fact &F) const {
+  const auto *Op = dyn_cast_or_null<CXXMethodDecl>(Function);
+  const AtomInfo &Info = Atoms[F.Atom];
+  if (!Op || !Op->getParent()->isLambda() || !Info.Cond || Info.Vars.empty())
+    return std::nullopt;
+  for (const VarDecl *VD : Info.Vars) {
+    const auto *Owner = dyn_cast<FunctionDecl>(VD->getDeclContext());
+    // The lambda's parameters, and the locals and parameters of a function
+    // around it (what it captures): read the same at the call.
+    if (!Owner || !VD->hasLocalStorage() || (Owner != Op && isa<ParmVarDecl>(VD) &&
+                                             !Owner->getBody()))
+      return std::nullopt;
+    if (Owner != Op && !VD->getDeclContext()->Encloses(Op))
+      return std::nullopt;
+    if (Owner == Op && !isa<ParmVarDecl>(VD))
+      return std::nullopt; // One of its own locals: gone at the call.
+    if (!Owner->getBody() || !AnalysisCache::current().variables(*Owner, Api).unwritten(VD))
+      return std::nullopt;
+  }
+  ParamFact PF;
+  PF.Holds = F.Holds != Info.CondNegated;
+  PF.Condition = Info.Cond;
+  return PF;
+}
+
 SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) const {
   SummaryValues SV;
   if (Returned && Function) {
@@ -144,9 +169,14 @@ SummaryValues Analyzer::toSummary(const ValueSet &VS, const State *Returned) con
         continue;
       ParamFacts Facts;
       auto Add = [&](const Fact &F) {
-        if (F.Atom >= Atoms.size() || (!Atoms[F.Atom].BoolParam && !Atoms[F.Atom].ParamEquals &&
-                                       !Atoms[F.Atom].ParamsEqual))
+        if (F.Atom >= Atoms.size())
           return;
+        if (!Atoms[F.Atom].BoolParam && !Atoms[F.Atom].ParamEquals &&
+            !Atoms[F.Atom].ParamsEqual) {
+          if (std::optional<ParamFact> PF = capturedCondition(F); PF && !llvm::is_contained(Facts, *PF))
+            Facts.push_back(*PF);
+          return;
+        }
         const AtomInfo &Info = Atoms[F.Atom];
         unsigned Index = Info.BoolParam     ? *Info.BoolParam
                          : Info.ParamEquals ? Info.ParamEquals->first

@@ -19,6 +19,10 @@
 #include <optional>
 #include <tuple>
 
+namespace clang {
+class Expr;
+}
+
 namespace dmalint {
 
 using AtomId = uint32_t;
@@ -93,9 +97,14 @@ struct ParamFact {
   /// me`). Only in what a summary says of the constructions it returns
   /// (SummaryValues::BuiltWhen), where a call compares its two arguments.
   std::optional<unsigned> EqualsParam;
+  /// A lambda's condition over what it captures from the function it is
+  /// written in, and its parameters (`peer == me` with `me` captured,
+  /// `remote` captured): \c Condition evaluates to Holds (Param unused).
+  /// Only in BuiltWhen, where a call rewrites it in its own terms.
+  const clang::Expr *Condition = nullptr;
   friend bool operator==(const ParamFact &A, const ParamFact &B) {
     return A.Param == B.Param && A.Holds == B.Holds && A.Equals == B.Equals &&
-           A.EqualsParam == B.EqualsParam;
+           A.EqualsParam == B.EqualsParam && A.Condition == B.Condition;
   }
 };
 using ParamFacts = llvm::SmallVector<ParamFact, 1>;
@@ -103,6 +112,8 @@ using ParamFacts = llvm::SmallVector<ParamFact, 1>;
 /// Whether no call can make both \p A and \p B hold: one bool parameter
 /// with two values, `p == v` and `p != v`, or `p == v` and `p == w`.
 inline bool contradicts(const ParamFact &A, const ParamFact &B) {
+  if (A.Condition || B.Condition)
+    return A.Condition == B.Condition && A.Holds != B.Holds;
   if (A.EqualsParam || B.EqualsParam)
     return A.Param == B.Param && A.EqualsParam == B.EqualsParam && A.Holds != B.Holds;
   if (A.Param != B.Param || A.Equals.has_value() != B.Equals.has_value())

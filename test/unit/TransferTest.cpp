@@ -227,6 +227,21 @@ TEST(Calls, AReturnChosenByTwoParametersIsChosenByTheArguments) {
   EXPECT_EQ(X.waitSend(4), "clean");    // Different ones.
 }
 
+TEST(Calls, ALambdaPickingOnItsCapturesIsPickedByTheCallersCondition) {
+  // The lambda's condition reads what it captures (and its parameter): at
+  // the call it is the caller's condition, the argument in the parameter's
+  // place.
+  Analysed X(kernel("int me = axis_index(\"x\");"
+                    " auto pick = [&](int peer) { if (peer == me) return L; return R; };"
+                    " auto d = pick(i); if (i != me) d.wait_send(); if (me == i) d.wait_send();"
+                    " auto e = [&] { return c ? R : L; }(); if (c) e.wait_send();"
+                    " e.wait_send();"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "clean");
+  EXPECT_EQ(X.waitSend(3), "maybe");
+}
+
 TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
   Analysed X(std::string(Prelude) + "struct Slot { AsyncCopyDescriptor d; bool remote; };\n"
              "void k" + KernelParams +

@@ -214,6 +214,20 @@ public:
   /// The constants the calls of the lambdas being run pass their parameters
   /// (each a parameter the lambda never writes).
   llvm::DenseMap<const clang::ParmVarDecl *, int64_t> BoundParameters;
+  /// The conditions the call of the lambda being run passes its integer,
+  /// enum and bool parameters (that it never writes), as this function's
+  /// expressions: a condition of the body over them is the caller's
+  /// (`finish(d, p != me)` then `if (remote)` in the body is `p != me`).
+  llvm::DenseMap<const clang::ParmVarDecl *, const clang::Expr *> LambdaArguments;
+  /// \p E with the parameters of LambdaArguments replaced by their
+  /// arguments: E itself where it names none; null where it names one in a
+  /// form not rewritten (only a parameter alone, and a comparison of which
+  /// each side is a parameter alone or names none, are).
+  const clang::Expr *withLambdaArguments(const clang::Expr *E);
+  /// withLambdaArguments' comparisons, by the one rewritten and its sides.
+  std::map<std::pair<const clang::Expr *, std::pair<const clang::Expr *, const clang::Expr *>>,
+           const clang::Expr *>
+      ArgumentConditions;
   Guard classify(const clang::Expr *Cond, const State &S);
   /// The bool at \p Key (a variable, or a member of the local \p VD) now
   /// holds \p Value: remember it as a test (S.Guards) when it is

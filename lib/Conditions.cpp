@@ -82,7 +82,53 @@ bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDec
   return false;
 }
 
+const Expr *Analyzer::withLambdaArguments(const Expr *E) {
+  auto Argument = [&](const Expr *Side) -> const Expr * {
+    const auto *DRE = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    return P ? LambdaArguments.lookup(P) : nullptr;
+  };
+  std::function<bool(const Stmt *)> Names = [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S))
+      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()); P && LambdaArguments.count(P))
+        return true;
+    return S && llvm::any_of(S->children(), Names);
+  };
+  if (!Names(E))
+    return E;
+  if (const Expr *Whole = Argument(E))
+    return Whole;
+  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!BO || !BO->isComparisonOp())
+    return nullptr;
+  const Expr *L = Argument(BO->getLHS()), *R = Argument(BO->getRHS());
+  if ((!L && Names(BO->getLHS())) || (!R && Names(BO->getRHS())))
+    return nullptr;
+  L = L ? L : BO->getLHS();
+  R = R ? R : BO->getRHS();
+  const Expr *&Built = ArgumentConditions[{E, {L, R}}];
+  if (!Built)
+    Built = BinaryOperator::Create(Ctx, const_cast<Expr *>(L), const_cast<Expr *>(R),
+                                   BO->getOpcode(), Ctx.BoolTy, VK_PRValue, OK_Ordinary,
+                                   BO->getExprLoc(), FPOptionsOverride());
+  return Built;
+}
+
 std::optional<AtomId> Analyzer::atomFor(const Expr *E, bool &Positive) {
+  // In a lambda run at a call that passes its parameters conditions of the
+  // caller's: the caller's atom (not kept by E: another call passes others).
+  if (!LambdaArguments.empty()) {
+    const Expr *Here = withLambdaArguments(E);
+    if (Here != E) {
+      if (!Here)
+        return std::nullopt;
+      bool HerePositive = true;
+      std::optional<AtomId> Atom = conditionAtom(Here, HerePositive);
+      if (Atom && !HerePositive)
+        Positive = !Positive;
+      return Atom;
+    }
+  }
   auto Known = AtomOfExpr.find(E);
   if (Known == AtomOfExpr.end()) {
     AtomOf Made;

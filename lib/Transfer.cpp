@@ -960,6 +960,7 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
       // Constants the call passes the lambda's parameters (that it never
       // writes) decide its branches on them for this run.
       llvm::SmallVector<std::pair<const ParmVarDecl *, std::optional<int64_t>>, 2> Outer;
+      llvm::SmallVector<std::pair<const ParmVarDecl *, const Expr *>, 2> Arguments;
       if (CallOperator && Function) {
         const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
         for (unsigned I = 0; I < CallOperator->getNumParams() && I + 1 < Op->getNumArgs(); ++I) {
@@ -967,12 +968,22 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
           if (!P->getType()->isIntegralOrEnumerationType() || !Vars.unwrittenInLambda(P))
             continue;
           std::optional<int64_t> Value = constantInt(Op->getArg(I + 1), Ctx);
-          if (!Value)
+          if (!Value) {
+            // A condition of this function's: the body's tests of P are it.
+            if (!P->getType()->isReferenceType() && !isa<CXXDefaultArgExpr>(Op->getArg(I + 1)))
+              if (const Expr *Here = withLambdaArguments(Op->getArg(I + 1)))
+                Arguments.push_back({P, Here});
             continue;
+          }
           Outer.push_back({P, boundParameter(P)});
           BoundParameters[P] = *Value;
         }
       }
+      // Only the parameters of this run (a nested run names its own).
+      auto OuterArguments = std::move(LambdaArguments);
+      LambdaArguments.clear();
+      for (const auto &[P, Here] : Arguments)
+        LambdaArguments[P] = Here;
       LocationList Closure;
       if (Target->isGLValue())
         Closure = resolve(Target, S);
@@ -985,6 +996,7 @@ void Analyzer::transferOperatorCall(const CXXOperatorCallExpr *Op, State &S, boo
         else
           BoundParameters.erase(P);
       }
+      LambdaArguments = std::move(OuterArguments);
       for (const Location &L : Scratches)
         eraseBelow(L, S);
       return;

@@ -242,6 +242,22 @@ TEST(Calls, ALambdaPickingOnItsCapturesIsPickedByTheCallersCondition) {
   EXPECT_EQ(X.waitSend(3), "maybe");
 }
 
+TEST(Calls, ALambdasTestOfItsParameterIsTheCallersCondition) {
+  // Run at a call that passes a condition (or a peer the body compares),
+  // the lambda's test of its parameter is the caller's condition.
+  Analysed X(kernel("int me = axis_index(\"x\");"
+                    " auto fin = [&](AsyncCopyDescriptor &d, bool remote, int peer) {"
+                    "   if (remote) d.wait_send(); if (peer != me) d.wait_send(); };"
+                    " auto d = i == me ? L : R; fin(d, i != me, i);"));
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "clean");
+  Analysed Y(kernel("int me = axis_index(\"x\");"
+                    " auto fin = [&](AsyncCopyDescriptor &d, bool remote) {"
+                    "   if (remote) d.wait_send(); };"
+                    " auto d = i == me ? L : R; fin(d, i == me);"));
+  EXPECT_EQ(Y.waitSend(0), "definite");
+}
+
 TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
   Analysed X(std::string(Prelude) + "struct Slot { AsyncCopyDescriptor d; bool remote; };\n"
              "void k" + KernelParams +

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "dmalint/AstUtil.h"
 #include "clang/Basic/SourceManager.h"
@@ -151,6 +152,20 @@ void Analyzer::run(const FunctionDecl &FD) {
         It->second.Values.unionWith(Stored);
         bound(It->second.Values);
       }
+    // A bool member that holds is_remote() of a copy member wherever a
+    // member function runs (`remote_(copy_.is_remote())`, neither written
+    // after): `if (remote_) copy_.wait_send();` tests the copy.
+    for (const auto &[Flag, Copy] :
+         AnalysisCache::current().remotenessMembers(*ObjectClass, Api, Ctx)) {
+      Location At = Object.child(PathStep::field(Flag));
+      if (At.isUnknown())
+        continue;
+      Cell &C = Entry.Cells[At];
+      C = Cell();
+      C.Flag = FlagIsRemote;
+      C.FlagOf = Copy;
+      FlagsSeen = true;
+    }
   }
   State Exit = runCFG(*G, std::move(Entry), /*Report=*/true, /*Depth=*/0);
   if (Out.HitWorkLimit) {

@@ -672,6 +672,7 @@ namespace {
 struct FlagBase {
   const VarDecl *Through = nullptr;
   const VarDecl *Index = nullptr;
+  bool OfThis = false; ///< A member of the object a member function works on.
 };
 } // namespace
 
@@ -707,6 +708,8 @@ static FlagBase flagBase(const Expr *E) {
         return {nullptr, indexVariable(MC->getArg(0))};
       return {};
     }
+    if (isa<CXXThisExpr>(E))
+      return {nullptr, nullptr, true};
     if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
       if (UO->getOpcode() != UO_Deref)
         return {};
@@ -859,6 +862,14 @@ void Analyzer::refineFlag(State &S, const Expr *E, FlagValue Equals, bool Value)
     return;
   }
   const VarDecl *Through = Base.Through;
+  if (!Through && Base.OfThis) {
+    // The object's own member (`if (remote_)`): decided, or its copy's test.
+    FlagCandidate One;
+    if (judge(One, resolve(E, S), Equals, Value, FlagAt))
+      narrowByFlags(S, {One}, Equals, Value, Trusted,
+                    [](llvm::ArrayRef<const FlagCandidate *>) {});
+    return;
+  }
   if (!Through)
     return;
   auto Ref = S.Cells.find(Location::variable(Through));

@@ -337,6 +337,112 @@ static const FieldDecl *fieldAt(const CXXRecordDecl &RD, unsigned Index) {
   return nullptr;
 }
 
+/// Whether no member function of \p RD but its constructors replaces the
+/// copy member \p Copy: every mention of it reads it, or calls the API on
+/// it (start and wait keep its kind), and every member function has its
+/// body here. (writtenOutsideConstructors counts a call of a member function
+/// that is not const as a write.)
+static bool copyKeptOutsideConstructors(const CXXRecordDecl &RD, const FieldDecl &Copy,
+                                        const ApiIndex &Api) {
+  for (const CXXMethodDecl *MD : RD.methods()) {
+    if (isa<CXXConstructorDecl, CXXDestructorDecl>(MD) || MD->isStatic() || MD->isDeleted() ||
+        MD->isImplicit())
+      continue;
+    const FunctionDecl *Definition = nullptr;
+    if (!MD->hasBody(Definition) || MD->isDependentContext())
+      return false;
+    // Each mention with what it is the operand of.
+    llvm::SmallVector<std::pair<const Stmt *, const Stmt *>, 32> Work{{Definition->getBody(),
+                                                                      nullptr}};
+    while (!Work.empty()) {
+      auto [S, Parent] = Work.pop_back_val();
+      if (!S)
+        continue;
+      if (const auto *ME = dyn_cast<MemberExpr>(S);
+          ME && ME->getMemberDecl() == &Copy &&
+          isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())) {
+        const auto *Call = dyn_cast_or_null<MemberExpr>(Parent);
+        bool ApiCall = Call && isa<CXXMethodDecl>(Call->getMemberDecl()) &&
+                       Api.roleOf(cast<CXXMethodDecl>(Call->getMemberDecl())) != ApiRole::None;
+        bool Read = Parent && onlyReadOperand(Parent) == ME;
+        if (!ApiCall && !Read)
+          return false;
+      }
+      for (const Stmt *Child : S->children())
+        Work.push_back({Child, S});
+    }
+  }
+  return true;
+}
+
+const llvm::SmallVector<std::pair<const FieldDecl *, const FieldDecl *>, 1> &
+AnalysisCache::remotenessMembers(const CXXRecordDecl &RD, const ApiIndex &Api,
+                                 ASTContext &Ctx) {
+  auto [It, New] = RemotenessMembers.try_emplace(&RD);
+  if (!New || !RD.hasDefinition())
+    return It->second;
+  llvm::SmallVector<std::pair<const FieldDecl *, const FieldDecl *>, 1> Found;
+  for (const FieldDecl *Flag : RD.fields()) {
+    if (!Flag->getType()->isBooleanType() || writtenOutsideConstructors(*Flag) ||
+        flagWrittenUnseen(*Flag, Ctx))
+      continue;
+    // The copy every constructor tests into it.
+    const FieldDecl *Copy = nullptr;
+    bool Every = true, AnyConstructor = false;
+    for (const CXXConstructorDecl *Ctor : RD.ctors()) {
+      if (Ctor->isDeleted())
+        continue;
+      // An implicit copy or move copies both members: the relation holds
+      // in the copy where it held in the original.
+      if (!Ctor->isUserProvided() && Ctor->isCopyOrMoveConstructor())
+        continue;
+      const FunctionDecl *Definition = nullptr;
+      if (!Ctor->isDefined(Definition) || !Definition->getBody() ||
+          cast<CXXConstructorDecl>(Definition)->isDelegatingConstructor()) {
+        Every = false;
+        break;
+      }
+      AnyConstructor = true;
+      const auto *Def = cast<CXXConstructorDecl>(Definition);
+      const Expr *Init = nullptr;
+      for (const CXXCtorInitializer *I : Def->inits())
+        if (I->getMember() == Flag)
+          Init = I->getInit();
+      if (const auto *Default = dyn_cast_or_null<CXXDefaultInitExpr>(Init ? Init->IgnoreImplicit()
+                                                                           : nullptr))
+        Init = Default->getExpr();
+      const auto *Test =
+          Init ? dyn_cast<CXXMemberCallExpr>(Init->IgnoreParenImpCasts()) : nullptr;
+      const auto *Member =
+          Test && Api.roleOf(Test->getMethodDecl()) == ApiRole::IsRemote
+              ? dyn_cast<MemberExpr>(Test->getImplicitObjectArgument()->IgnoreParenImpCasts())
+              : nullptr;
+      const auto *Tested = Member && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())
+                               ? dyn_cast<FieldDecl>(Member->getMemberDecl())
+                               : nullptr;
+      // The copy is initialised first (declared first), and nothing after
+      // changes either.
+      if (!Tested || Tested->getParent() != &RD ||
+          Tested->getFieldIndex() >= Flag->getFieldIndex() || (Copy && Copy != Tested) ||
+          !leavesMember(Def->getBody(), Flag) || !leavesMember(Def->getBody(), Tested) ||
+          !llvm::all_of(Def->inits(), [&](const CXXCtorInitializer *I) {
+            return !I->getInit() || I->getMember() == Tested ||
+                   (leavesMember(I->getInit(), Flag) && leavesMember(I->getInit(), Tested));
+          })) {
+        Every = false;
+        break;
+      }
+      Copy = Tested;
+    }
+    if (Every && AnyConstructor && Copy &&
+        (!writtenOutsideConstructors(*Copy) || copyKeptOutsideConstructors(RD, *Copy, Api)))
+      Found.push_back({Flag, Copy});
+  }
+  It = RemotenessMembers.find(&RD);
+  It->second = std::move(Found);
+  return It->second;
+}
+
 bool AnalysisCache::writtenOutsideConstructors(const FieldDecl &F) {
   const CXXRecordDecl *RD = dyn_cast<CXXRecordDecl>(F.getParent());
   if (!RD)

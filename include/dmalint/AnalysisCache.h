@@ -95,6 +95,14 @@ public:
   /// for it cannot follow (Flags.cpp). One walk of the translation unit,
   /// on the first question.
   bool flagWrittenUnseen(const clang::FieldDecl &F, clang::ASTContext &Ctx);
+  /// The bool members of \p RD that hold is_remote() of a descriptor
+  /// member of the same object, whatever member function runs: every
+  /// constructor initialises the flag with it (`remote_(copy_.is_remote())`,
+  /// the copy declared first) and leaves both alone after, and no other
+  /// member function, nor code outside, writes either (ObjectCopies.cpp).
+  /// Pairs of flag and copy member.
+  const llvm::SmallVector<std::pair<const clang::FieldDecl *, const clang::FieldDecl *>, 1> &
+  remotenessMembers(const clang::CXXRecordDecl &RD, const ApiIndex &Api, clang::ASTContext &Ctx);
   /// True when calling \p MD on an object can do nothing with the copies,
   /// semaphores and buffers it holds: its body is here, it is not virtual,
   /// it uses the API nowhere (nor do the functions it calls), and it names
@@ -203,6 +211,10 @@ private:
   llvm::DenseMap<const clang::CXXRecordDecl *,
                  std::optional<llvm::DenseSet<const clang::FieldDecl *>>>
       FieldsWritten;
+  llvm::DenseMap<const clang::CXXRecordDecl *,
+                 llvm::SmallVector<std::pair<const clang::FieldDecl *, const clang::FieldDecl *>,
+                                   1>>
+      RemotenessMembers;
   /// flagWrittenUnseen's walk: the members it found.
   std::optional<llvm::DenseSet<const clang::FieldDecl *>> FlagsWrittenUnseen;
   /// leavesObjectAlone's answers; false while one is being made (a cycle).

@@ -258,6 +258,28 @@ TEST(Calls, ALambdasTestOfItsParameterIsTheCallersCondition) {
   EXPECT_EQ(Y.waitSend(0), "definite");
 }
 
+TEST(Conditions, AMemberHoldingItsCopysTestIsThatTest) {
+  // Every constructor sets remote_ to copy_.is_remote() and nothing changes
+  // either after: in a member function, `if (remote_)` tests copy_.
+  const std::string Class =
+      std::string(Prelude) +
+      "class P { public: P(Ref<float> a, Ref<float> b, DmaSemaphore s, DmaSemaphore r, bool c)"
+      " : copy_(c ? R : L), remote_(copy_.is_remote()) {}\n"
+      " void finish() { if (remote_) copy_.wait_send(); if (!remote_) copy_.wait_send(); }\n";
+  Analysed X(Class + " private: AsyncCopyDescriptor copy_; const bool remote_; };\n"
+             "void k" + KernelParams + " { P p(a, b, s, r, c); p.finish(); }\n",
+             "finish");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  // A member function that replaces the copy: the bool is no test of it.
+  Analysed Y(Class + " void local(Ref<float> a, Ref<float> b, DmaSemaphore s) {"
+             " copy_ = make_async_copy(a, b, s); }\n"
+             " private: AsyncCopyDescriptor copy_; const bool remote_; };\n"
+             "void k" + KernelParams + " { P p(a, b, s, r, c); p.local(a, b, s); p.finish(); }\n",
+             "finish");
+  EXPECT_EQ(Y.waitSend(0), "maybe");
+}
+
 TEST(Conditions, BoolMemberAssignedATestIsThatTest) {
   Analysed X(std::string(Prelude) + "struct Slot { AsyncCopyDescriptor d; bool remote; };\n"
              "void k" + KernelParams +

@@ -760,20 +760,43 @@ bool complementary(const Expr *A, bool PA, const Expr *B, bool PB, const ASTCont
   if (sameExpression(A, B, Ctx))
     return PA != PB;
   const auto *BA = dyn_cast<BinaryOperator>(A), *BB = dyn_cast<BinaryOperator>(B);
-  if (!BA || !BB || !PA || !PB || !sameExpression(BA->getLHS(), BB->getLHS(), Ctx))
+  if (!BA || !BB || !PA || !PB || !BA->isComparisonOp() || !BB->isComparisonOp())
     return false;
-  if (BA->getOpcode() == BO_EQ && BB->getOpcode() == BO_EQ) {
-    std::optional<int64_t> CA = constantInt(BA->getRHS(), Ctx), CB = constantInt(BB->getRHS(), Ctx);
-    return CA && CB && *CA != *CB;
-  }
-  if (!sameExpression(BA->getRHS(), BB->getRHS(), Ctx))
-    return false;
+  // A comparison as `L op R`, and the same read the other way round
+  // (`1 == k % 2` is `k % 2 == 1`, `n - 1 <= i` is `i >= n - 1`).
+  struct Comparison {
+    const Expr *L, *R;
+    BinaryOperatorKind Op;
+    Comparison mirrored() const {
+      BinaryOperatorKind M = Op == BO_LT   ? BO_GT
+                             : Op == BO_GT ? BO_LT
+                             : Op == BO_LE ? BO_GE
+                             : Op == BO_GE ? BO_LE
+                                           : Op;
+      return {R, L, M};
+    }
+  };
+  auto Constant = [&](const Expr *E) { return constantInt(E, Ctx).has_value(); };
+  auto Normal = [&](const BinaryOperator *BO) {
+    Comparison C{BO->getLHS(), BO->getRHS(), BO->getOpcode()};
+    return Constant(C.L) && !Constant(C.R) ? C.mirrored() : C; // The constant on the right.
+  };
   auto Opposite = [](BinaryOperatorKind X, BinaryOperatorKind Y) {
     return (X == BO_LT && Y == BO_GE) || (X == BO_GE && Y == BO_LT) ||
            (X == BO_GT && Y == BO_LE) || (X == BO_LE && Y == BO_GT) ||
            (X == BO_EQ && Y == BO_NE) || (X == BO_NE && Y == BO_EQ);
   };
-  return Opposite(BA->getOpcode(), BB->getOpcode());
+  auto Exclusive = [&](const Comparison &X, const Comparison &Y) {
+    if (!sameExpression(X.L, Y.L, Ctx))
+      return false;
+    if (X.Op == BO_EQ && Y.Op == BO_EQ) {
+      std::optional<int64_t> CX = constantInt(X.R, Ctx), CY = constantInt(Y.R, Ctx);
+      return CX && CY && *CX != *CY;
+    }
+    return sameExpression(X.R, Y.R, Ctx) && Opposite(X.Op, Y.Op);
+  };
+  Comparison CA = Normal(BA), CB = Normal(BB);
+  return Exclusive(CA, CB) || Exclusive(CA, CB.mirrored());
 }
 
 /// True when no run of the function reaches both placements: the two

@@ -1090,6 +1090,13 @@ public:
     InLambda -= Lambda;
     return Result;
   }
+  // A variable named in a capture list (`[sem]`, `[&sem]`) is mentioned
+  // where the body uses it, as with `[=]` or `[&]`.
+  bool TraverseLambdaCapture(LambdaExpr *L, const LambdaCapture *C, Expr *Init) {
+    if (C->capturesVariable() && !cast<VarDecl>(C->getCapturedVar())->isInitCapture())
+      return true;
+    return Base::TraverseLambdaCapture(L, C, Init);
+  }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
     // Visited before its callee: `barrier()` of a local lambda.
     if (Call->getOperator() == OO_Call && Call->getNumArgs() > 0 && InLambda == 0)

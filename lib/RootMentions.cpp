@@ -61,6 +61,12 @@ bool RootMentions::TraverseLambdaExpr(LambdaExpr *L) {
   return Result;
 }
 
+bool RootMentions::TraverseLambdaCapture(LambdaExpr *L, const LambdaCapture *C, Expr *Init) {
+  if (C->capturesVariable() && !cast<VarDecl>(C->getCapturedVar())->isInitCapture())
+    return true;
+  return RecursiveASTVisitor::TraverseLambdaCapture(L, C, Init);
+}
+
 void RootMentions::mapElements(const Expr *Init, QualType T, unsigned Depth) {
   const auto *List = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
   const auto *RD = T->getAsRecordDecl();

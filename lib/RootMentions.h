@@ -42,6 +42,11 @@ public:
 
   bool TraverseStmt(clang::Stmt *S);
   bool TraverseLambdaExpr(clang::LambdaExpr *L);
+  /// Naming a variable in a capture list (`[&, sem]`, `[&sem]`, `[sem]`)
+  /// is no mention of it: the lambda's body names it where it uses it (a
+  /// copy of a semaphore is the same semaphore), as with `[&]` or `[=]`.
+  bool TraverseLambdaCapture(clang::LambdaExpr *L, const clang::LambdaCapture *C,
+                             clang::Expr *Init);
   bool TraverseVarDecl(clang::VarDecl *V);
   bool VisitCallExpr(clang::CallExpr *Call);
   bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr *Call);

@@ -1566,7 +1566,45 @@ private:
            (stripWrappers(cast<Expr>(Parent)) == stripWrappers(Site) || Aggregate(Parent) ||
             isa<ImplicitCastExpr, CXXFunctionalCastExpr, ExprWithCleanups, ParenExpr>(Parent)))
       Parent = parents().getParent(Parent);
-    return Parent && isa<ReturnStmt>(Parent);
+    if (Parent && isa<ReturnStmt>(Parent))
+      return true;
+    // `auto copy = make_async_copy(...); return copy;`: a local built from
+    // it that is named only where it is returned (nothing runs on it
+    // between the two either).
+    const auto *DS = dyn_cast_or_null<DeclStmt>(Parent);
+    if (!DS || !DS->isSingleDecl())
+      return false;
+    const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+    return V && V->hasLocalStorage() && !V->getType()->isReferenceType() && V->getInit() &&
+           stripWrappers(V->getInit()) == stripWrappers(Site) && onlyReturned(*V);
+  }
+
+  /// Whether every mention of the local \p V is the value a return gives
+  /// (as it is, copied or moved), and one is.
+  bool onlyReturned(const VarDecl &V) {
+    bool Any = false;
+    llvm::SmallVector<const Stmt *, 32> Work{FD.getBody()};
+    while (!Work.empty()) {
+      const Stmt *S = Work.pop_back_val();
+      if (!S)
+        continue;
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == &V) {
+        const Stmt *Parent = parents().getParent(DRE);
+        while (Parent && (isa<ImplicitCastExpr, ParenExpr, ExprWithCleanups,
+                              MaterializeTemporaryExpr, CXXBindTemporaryExpr>(Parent) ||
+                          (isa<CXXConstructExpr>(Parent) &&
+                           cast<CXXConstructExpr>(Parent)
+                               ->getConstructor()
+                               ->isCopyOrMoveConstructor())))
+          Parent = parents().getParent(Parent);
+        if (!Parent || !isa<ReturnStmt>(Parent))
+          return false;
+        Any = true;
+      }
+      for (const Stmt *Child : S->children())
+        Work.push_back(Child);
+    }
+    return Any;
   }
 
   std::optional<Named> namedCopy(const OriginInfo &O) const {

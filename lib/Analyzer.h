@@ -194,8 +194,21 @@ public:
   /// the one the same comparison written here is (\p Positive false when
   /// that is its negation, as for a `!=` atom). Nullopt where no atom is.
   std::optional<AtomId> equalityAtom(const clang::Expr *A, const clang::Expr *B, bool &Positive);
-  /// The comparisons equalityAtom built, by their operands.
-  std::map<std::pair<const clang::Expr *, const clang::Expr *>, const clang::Expr *> Comparisons;
+  /// `\p L \p Op \p R` built as if written in this function (a condition
+  /// whose operands come from elsewhere), once per operands and operator.
+  const clang::Expr *builtComparison(const clang::Expr *L, const clang::Expr *R,
+                                     clang::BinaryOperatorKind Op);
+  std::map<std::tuple<const clang::Expr *, const clang::Expr *, unsigned>, const clang::Expr *>
+      BuiltComparisons;
+  /// What replaces a parameter in withArguments: nullopt, it stays; null,
+  /// it cannot be replaced; else the expression in its place.
+  using ParameterArgument =
+      llvm::function_ref<std::optional<const clang::Expr *>(const clang::ParmVarDecl *)>;
+  /// \p Cond with parameters replaced (\p ArgumentOf): Cond itself where it
+  /// names none to replace; null where it names one in a form not rewritten
+  /// (only a parameter alone, and a comparison of which each side is a
+  /// parameter alone or names none to replace, are).
+  const clang::Expr *withArguments(const clang::Expr *Cond, ParameterArgument ArgumentOf);
   const clang::ASTContext &context() const { return Ctx; }
   /// The value of a condition clang can evaluate as a constant (through
   /// macros, constexpr names and the template arguments of an instantiation).
@@ -219,15 +232,8 @@ public:
   /// expressions: a condition of the body over them is the caller's
   /// (`finish(d, p != me)` then `if (remote)` in the body is `p != me`).
   llvm::DenseMap<const clang::ParmVarDecl *, const clang::Expr *> LambdaArguments;
-  /// \p E with the parameters of LambdaArguments replaced by their
-  /// arguments: E itself where it names none; null where it names one in a
-  /// form not rewritten (only a parameter alone, and a comparison of which
-  /// each side is a parameter alone or names none, are).
+  /// \p E with the parameters of LambdaArguments replaced (withArguments).
   const clang::Expr *withLambdaArguments(const clang::Expr *E);
-  /// withLambdaArguments' comparisons, by the one rewritten and its sides.
-  std::map<std::pair<const clang::Expr *, std::pair<const clang::Expr *, const clang::Expr *>>,
-           const clang::Expr *>
-      ArgumentConditions;
   Guard classify(const clang::Expr *Cond, const State &S);
   /// The bool at \p Key (a variable, or a member of the local \p VD) now
   /// holds \p Value: remember it as a test (S.Guards) when it is
@@ -744,10 +750,6 @@ public:
   /// replaced by the arguments. Null where it cannot be.
   const clang::Expr *conditionAtCall(const clang::Expr *Cond, const clang::FunctionDecl *Callee,
                                      llvm::ArrayRef<const clang::Expr *> Args);
-  /// conditionAtCall's rewritten comparisons, by condition and call arguments.
-  std::map<std::pair<const clang::Expr *, std::pair<const clang::Expr *, const clang::Expr *>>,
-           const clang::Expr *>
-      RewrittenConditions;
 
   // ----------------------------------------------------------- shared ---
   clang::ASTContext &Ctx;

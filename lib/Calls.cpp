@@ -125,38 +125,14 @@ ValueSet Analyzer::builtAt(const Expr *Temporary, const AccessPath &Path, const 
 
 const Expr *Analyzer::conditionAtCall(const Expr *Cond, const FunctionDecl *Callee,
                                       llvm::ArrayRef<const Expr *> Args) {
-  // The callee's own parameter, as the call's argument.
-  auto Argument = [&](const Expr *Side) -> const Expr * {
-    const auto *DRE = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
-    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-    if (!P || !Callee || P->getDeclContext() != Callee)
-      return nullptr;
+  // The callee's own parameters, as the call's arguments (what it captured
+  // stays: the same variables here).
+  return withArguments(Cond, [&](const ParmVarDecl *P) -> std::optional<const Expr *> {
+    if (!Callee || P->getDeclContext() != Callee)
+      return std::nullopt;
     unsigned Index = P->getFunctionScopeIndex();
     return Index < Args.size() && !isa<CXXDefaultArgExpr>(Args[Index]) ? Args[Index] : nullptr;
-  };
-  // Whether \p E names a parameter of the callee anywhere.
-  std::function<bool(const Stmt *)> NamesParameter = [&](const Stmt *E) {
-    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
-      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()); P && P->getDeclContext() == Callee)
-        return true;
-    return E && llvm::any_of(E->children(), NamesParameter);
-  };
-  if (!NamesParameter(Cond))
-    return Cond; // Only what it captured: the same condition here.
-  const auto *BO = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
-  if (!BO || !BO->isComparisonOp())
-    return nullptr;
-  const Expr *L = Argument(BO->getLHS()), *R = Argument(BO->getRHS());
-  if ((!L && NamesParameter(BO->getLHS())) || (!R && NamesParameter(BO->getRHS())))
-    return nullptr;
-  L = L ? L : BO->getLHS();
-  R = R ? R : BO->getRHS();
-  const Expr *&Built = RewrittenConditions[{Cond, {L, R}}];
-  if (!Built)
-    Built = BinaryOperator::Create(Ctx, const_cast<Expr *>(L), const_cast<Expr *>(R),
-                                   BO->getOpcode(), Ctx.BoolTy, VK_PRValue, OK_Ordinary,
-                                   BO->getExprLoc(), FPOptionsOverride());
-  return Built;
+  });
 }
 
 bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoteness Kind,
@@ -168,18 +144,19 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
       When = &Facts;
   if (!When)
     return true;
+  // Returned where the atom has that value: not on this path if it knows
+  // the other.
+  auto Assume = [&](AtomId Atom, bool Holds) {
+    std::optional<bool> Known = S.Facts.lookup(Atom);
+    return !(Known && *Known != Holds) && Assumed.add(Fact{Atom, Holds});
+  };
   for (const ParamFact &F : *When) {
     if (F.Condition) {
       // A lambda's condition over what it captured: this function's own.
       const Expr *Here = conditionAtCall(F.Condition, Callee, Args);
       bool Positive = true;
       std::optional<AtomId> Atom = Here ? conditionAtom(Here, Positive) : std::nullopt;
-      if (!Atom)
-        continue;
-      bool Holds = F.Holds == Positive;
-      if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)
-        return false;
-      if (!Assumed.add(Fact{*Atom, Holds}))
+      if (Atom && !Assume(*Atom, F.Holds == Positive))
         return false;
       continue;
     }
@@ -197,12 +174,7 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
       }
       bool Positive = true;
       std::optional<AtomId> Atom = equalityAtom(Args[F.Param], Args[*F.EqualsParam], Positive);
-      if (!Atom)
-        continue;
-      bool Holds = F.Holds == Positive;
-      if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)
-        return false;
-      if (!Assumed.add(Fact{*Atom, Holds}))
+      if (Atom && !Assume(*Atom, F.Holds == Positive))
         return false;
       continue;
     }
@@ -216,11 +188,7 @@ bool Analyzer::returnedAtCall(const SummaryValues &SV, const Expr *Site, Remoten
       continue; // Not known here: returned whatever it is.
     bool Holds = A.TestedHolds;
     std::optional<AtomId> Atom = conditionAtom(A.Tested, Holds);
-    if (!Atom)
-      continue;
-    if (std::optional<bool> Known = S.Facts.lookup(*Atom); Known && *Known != Holds)
-      return false;
-    if (!Assumed.add(Fact{*Atom, Holds}))
+    if (Atom && !Assume(*Atom, Holds))
       return false;
   }
   return true;

@@ -82,36 +82,48 @@ bool Analyzer::collectAtomVars(const Expr *E, llvm::SmallVectorImpl<const VarDec
   return false;
 }
 
-const Expr *Analyzer::withLambdaArguments(const Expr *E) {
-  auto Argument = [&](const Expr *Side) -> const Expr * {
-    const auto *DRE = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
-    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
-    return P ? LambdaArguments.lookup(P) : nullptr;
+const Expr *Analyzer::builtComparison(const Expr *L, const Expr *R, BinaryOperatorKind Op) {
+  const Expr *&Built = BuiltComparisons[{L, R, unsigned(Op)}];
+  if (!Built)
+    Built = BinaryOperator::Create(Ctx, const_cast<Expr *>(L), const_cast<Expr *>(R), Op,
+                                   Ctx.BoolTy, VK_PRValue, OK_Ordinary, L->getExprLoc(),
+                                   FPOptionsOverride());
+  return Built;
+}
+
+const Expr *Analyzer::withArguments(const Expr *Cond, ParameterArgument ArgumentOf) {
+  auto Parameter = [](const Stmt *S) -> const ParmVarDecl * {
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S);
+    return DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   };
   std::function<bool(const Stmt *)> Names = [&](const Stmt *S) {
-    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S))
-      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl()); P && LambdaArguments.count(P))
-        return true;
+    if (const ParmVarDecl *P = Parameter(S); P && ArgumentOf(P))
+      return true;
     return S && llvm::any_of(S->children(), Names);
   };
-  if (!Names(E))
-    return E;
-  if (const Expr *Whole = Argument(E))
-    return Whole;
-  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  // A side that is a parameter to replace, alone: its argument (or null).
+  auto Argument = [&](const Expr *Side) -> std::optional<const Expr *> {
+    const ParmVarDecl *P = Parameter(Side->IgnoreParenImpCasts());
+    return P ? ArgumentOf(P) : std::nullopt;
+  };
+  if (!Names(Cond))
+    return Cond;
+  if (std::optional<const Expr *> Whole = Argument(Cond))
+    return *Whole;
+  const auto *BO = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
   if (!BO || !BO->isComparisonOp())
     return nullptr;
-  const Expr *L = Argument(BO->getLHS()), *R = Argument(BO->getRHS());
-  if ((!L && Names(BO->getLHS())) || (!R && Names(BO->getRHS())))
+  std::optional<const Expr *> L = Argument(BO->getLHS()), R = Argument(BO->getRHS());
+  if ((L && !*L) || (R && !*R) || (!L && Names(BO->getLHS())) || (!R && Names(BO->getRHS())))
     return nullptr;
-  L = L ? L : BO->getLHS();
-  R = R ? R : BO->getRHS();
-  const Expr *&Built = ArgumentConditions[{E, {L, R}}];
-  if (!Built)
-    Built = BinaryOperator::Create(Ctx, const_cast<Expr *>(L), const_cast<Expr *>(R),
-                                   BO->getOpcode(), Ctx.BoolTy, VK_PRValue, OK_Ordinary,
-                                   BO->getExprLoc(), FPOptionsOverride());
-  return Built;
+  return builtComparison(L ? *L : BO->getLHS(), R ? *R : BO->getRHS(), BO->getOpcode());
+}
+
+const Expr *Analyzer::withLambdaArguments(const Expr *E) {
+  return withArguments(E, [&](const ParmVarDecl *P) -> std::optional<const Expr *> {
+    auto It = LambdaArguments.find(P);
+    return It == LambdaArguments.end() ? std::nullopt : std::optional(It->second);
+  });
 }
 
 std::optional<AtomId> Analyzer::atomFor(const Expr *E, bool &Positive) {
@@ -410,13 +422,8 @@ std::optional<AtomId> Analyzer::equalityAtom(const Expr *A, const Expr *B, bool 
   // The comparison as if written here, so that it is the atom the same
   // test of this function is, however that is spelled (a parameter
   // compared with a constant, `me == p`, `p != me`).
-  const Expr *&Built = Comparisons[{A, B}];
-  if (!Built)
-    Built = BinaryOperator::Create(Ctx, const_cast<Expr *>(A), const_cast<Expr *>(B), BO_EQ,
-                                   Ctx.BoolTy, VK_PRValue, OK_Ordinary, A->getExprLoc(),
-                                   FPOptionsOverride());
   Positive = true;
-  return conditionAtom(Built, Positive);
+  return conditionAtom(builtComparison(A, B, BO_EQ), Positive);
 }
 
 void Analyzer::invalidateVar(const VarDecl *VD, State &S) {

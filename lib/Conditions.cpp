@@ -96,10 +96,19 @@ const Expr *Analyzer::withArguments(const Expr *Cond, ParameterArgument Argument
     const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S);
     return DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   };
-  std::function<bool(const Stmt *)> Names = [&](const Stmt *S) {
-    if (const ParmVarDecl *P = Parameter(S); P && ArgumentOf(P))
-      return true;
-    return S && llvm::any_of(S->children(), Names);
+  // Whether \p Root names a parameter to replace (a walk, not a recursion:
+  // this runs for every condition of a lambda run at its call).
+  auto Names = [&](const Stmt *Root) {
+    llvm::SmallVector<const Stmt *, 16> Work{Root};
+    while (!Work.empty()) {
+      const Stmt *S = Work.pop_back_val();
+      if (!S)
+        continue;
+      if (const ParmVarDecl *P = Parameter(S); P && ArgumentOf(P))
+        return true;
+      Work.append(S->child_begin(), S->child_end());
+    }
+    return false;
   };
   // A side that is a parameter to replace, alone: its argument (or null).
   auto Argument = [&](const Expr *Side) -> std::optional<const Expr *> {

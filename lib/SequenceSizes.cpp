@@ -218,17 +218,8 @@ void Analyzer::appendLast(const Location &Container, QualType ElementType,
 void Analyzer::keepLast(const Location &Container, const Location &Appended, State &S) {
   Location Last = Container.child(PathStep::element(PathStep::Last));
   dropLast(Container, S);
-  bool Outer = WritingLast;
-  WritingLast = true;
-  auto Restore = onScopeExit([&] { WritingLast = Outer; });
-  auto [First, End] = S.cellsBelow(Appended);
-  std::vector<std::pair<Location, Cell>> Copied;
-  for (auto It = First; It != End; ++It)
-    if (!It->second.Flag)
-      Copied.push_back({Last.child(Appended.suffixOf(It->first).steps()), It->second});
-  for (auto &[L, C] : Copied)
-    if (!L.isUnknown())
-      S.Cells[L] = std::move(C);
+  replaceBelow(Last, S, Appended);
+  withoutFlags(Last, S);
   LastsKept = true;
 }
 

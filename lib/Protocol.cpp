@@ -656,7 +656,11 @@ std::optional<LocalCopy> lambdaCopy(const OriginInfo &O, const ApiIndex &Api,
 /// them, so the call is what names the copy.
 struct LambdaEvent {
   const Expr *Call = nullptr;         ///< Of the lambda, in the function's code.
-  const DescriptorUse *Use = nullptr; ///< The start or wait, in the lambda.
+  const Expr *At = nullptr;           ///< The start or wait, in the lambda.
+  const DescriptorUse *Use = nullptr; ///< Its use (none for a started factory).
+  /// A loop of the lambda holds it: it may run again after what follows it
+  /// in the same call.
+  bool InLoop = false;
   const VarDecl *Holder = nullptr;    ///< The local that holds the lambda.
   OriginId Origin = 0;
   std::optional<LocalCopy> Copy; ///< Named at the call.
@@ -984,17 +988,29 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
   // The starts and waits lambdas of the function make, at each call of
   // them (LambdaEvent), when some start or wait is in a lambda.
   auto InLambda = [](const DescriptorUse &U) { return U.InLambda; };
+  // A copy made and started by one call (`async_copy(...)`), maybe in a lambda.
+  auto StartedFactory = [&](const OriginInfo &O) {
+    const auto *Call = dyn_cast_or_null<CallExpr>(O.Site);
+    return Call && Api.roleOf(Call->getDirectCallee()) == ApiRole::StartedLocalFactory;
+  };
   LambdaEvents Events;
-  bool HasEvents = llvm::any_of(A.Starts, InLambda) || llvm::any_of(A.ReceiveWaits, InLambda);
+  bool HasEvents = llvm::any_of(A.Starts, InLambda) || llvm::any_of(A.ReceiveWaits, InLambda) ||
+                   llvm::any_of(llvm::drop_begin(A.Origins), StartedFactory);
   if (HasEvents) {
-    auto Collect = [&](const DescriptorUse &U, std::vector<LambdaEvent> &Out) {
+    // The events of \p At (a start or wait, or a started factory, in a
+    // lambda of the function; \p U its use, if any) on the copy \p Id, at
+    // each call of the lambda. A start may be in loops of the lambda (a
+    // block fetched page by page); a wait may not (it might run again after
+    // a start that follows it).
+    auto Collect = [&](const Expr *At, const DescriptorUse *U, OriginId Id, bool LoopsAllowed,
+                       std::vector<LambdaEvent> &Out) {
       // In one lambda of the function, at most under `if (flag)` on a bool
       // parameter of it: nothing else decides whether a call makes it.
       const LambdaExpr *L = nullptr;
       const Stmt *BodyOf = nullptr; // The body of L that holds it.
       const ParmVarDecl *Flag = nullptr;
-      bool FlagValue = true;
-      const Stmt *Child = U.Call;
+      bool FlagValue = true, InLoop = false;
+      const Stmt *Child = At;
       for (const Stmt *P = Parents().getParent(Child); P;
            Child = P, P = Parents().getParent(P)) {
         if (const auto *LE = dyn_cast<LambdaExpr>(P)) {
@@ -1006,6 +1022,10 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         }
         if (L || isa<CompoundStmt, ExprWithCleanups, ParenExpr, ImplicitCastExpr>(P))
           continue;
+        if (LoopsAllowed && isLoop(P) && Child == loopBody(P)) {
+          InLoop = true;
+          continue;
+        }
         const auto *If = dyn_cast<IfStmt>(P);
         bool Positive = true;
         Flag = If && !Flag && !If->getInit() && !If->getConditionVariable() &&
@@ -1016,7 +1036,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
           return false;
         FlagValue = Child == If->getThen() ? Positive : !Positive;
       }
-      if (!L || !Parents().getParent(U.Call))
+      if (!L || !Parents().getParent(At))
         return false;
       // The operator whose body holds it: a generic lambda's instantiation.
       const CXXMethodDecl *Op = InstanceBodies.lookup(BodyOf);
@@ -1029,28 +1049,31 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         return false;
       // On a copy the lambda makes: the construction itself, or a local of
       // the lambda it initialises that is never assigned.
-      llvm::ArrayRef<Value> Values = U.Values.values();
-      if (Values.size() != 1)
-        return false;
-      const OriginInfo &O = A.origin(Values.front().Origin);
+      const OriginInfo &O = A.origin(Id);
       if (!madeLocalCopy(O))
         return false;
       const Expr *Site = stripWrappers(O.Site);
-      if (!actsOnMade(U.Call, Site, Vars))
+      if (U) {
+        if (!actsOnMade(U->Call, Site, Vars))
+          return false;
+        // Made in the lambda: not a copy the function made and it captures.
+        if (const auto *Local =
+                dyn_cast<DeclRefExpr>(stripWrappers(U->Call->getImplicitObjectArgument()));
+            Local && Local->getDecl()->getDeclContext() != Op)
+          return false;
+      } else if (Site != stripWrappers(At)) {
         return false;
-      // Made in the lambda: not a copy the function made and it captures.
-      if (const auto *Local =
-              dyn_cast<DeclRefExpr>(stripWrappers(U.Call->getImplicitObjectArgument()));
-          Local && Local->getDecl()->getDeclContext() != Op)
-        return false;
+      }
       for (const LambdaCall &C : Calls) {
         if (C.Operator != Op)
           continue; // Another instantiation's call: its own body's events.
         LambdaEvent E;
         E.Call = C.Call;
-        E.Use = &U;
+        E.At = At;
+        E.Use = U;
+        E.InLoop = InLoop;
         E.Holder = Roots().holderOf(L);
-        E.Origin = Values.front().Origin;
+        E.Origin = Id;
         if (Flag) {
           unsigned I = Flag->getFunctionScopeIndex();
           std::optional<int64_t> Given =
@@ -1064,13 +1087,22 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       }
       return true;
     };
+    auto CollectUse = [&](const DescriptorUse &U, bool LoopsAllowed,
+                          std::vector<LambdaEvent> &Out) {
+      llvm::ArrayRef<Value> Values = U.Values.values();
+      return Values.size() == 1 &&
+             Collect(U.Call, &U, Values.front().Origin, LoopsAllowed, Out);
+    };
     for (const DescriptorUse &U : A.Starts)
       if (InLambda(U))
-        Collect(U, Events.Starts);
+        CollectUse(U, /*LoopsAllowed=*/true, Events.Starts);
+    for (OriginId Id = 1; Id < A.Origins.size(); ++Id)
+      if (StartedFactory(A.origin(Id)))
+        Collect(A.origin(Id).Site, nullptr, Id, /*LoopsAllowed=*/true, Events.Starts);
     for (const DescriptorUse &U : A.ReceiveWaits) {
       if (!InLambda(U))
         continue;
-      if (Collect(U, Events.Waits)) {
+      if (CollectUse(U, /*LoopsAllowed=*/false, Events.Waits)) {
         Events.WaitsAtCalls.insert(&U);
         continue;
       }
@@ -1232,7 +1264,7 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
       // After the start: at a later call, or later in the same call of the
       // lambda that starts it.
       bool LaterInCall = StartEvent && E.Call == StartEvent->Call &&
-                         Before(StartEvent->Use->Call, E.Use->Call);
+                         (StartEvent->InLoop || Before(StartEvent->At, E.At));
       if (&E == Except.Event || (!After(E.Call) && !LaterInCall))
         continue;
       if (!E.Decided || !E.Copy ||
@@ -1432,11 +1464,11 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         }
         if (W.Event) {
           R.WaitLambda = W.Event->Holder;
-          R.WaitInHelper = W.Event->Use->Call;
+          R.WaitInHelper = W.Event->At;
         }
         if (S.Event) {
           R.StartLambda = S.Event->Holder;
-          R.StartInHelper = S.Event->Use->Call;
+          R.StartInHelper = S.Event->At;
         } else if (const OriginInfo &O = A.origin(D); O.HelperCall) {
           const ProtocolCall &PC = A.ProtocolCalls[O.HelperCall - 1];
           R.StartHelper = PC.Callee;

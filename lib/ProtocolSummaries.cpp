@@ -492,6 +492,10 @@ std::string spellAtLambda(const Expr *E, const LambdaCall &C, const ASTContext &
         unsigned I = P->getFunctionScopeIndex();
         return I < C.Args.size() ? spelling(C.Args[I], Ctx) : std::string();
       }
+      // Only a const local holds its initial value (a loop's counter
+      // does not): another has no spelling at the call.
+      if (!V->getType().isConstQualified())
+        return "";
       if (V->getInit() && Depth < 4)
         return spellAtLambda(V->getInit(), C, Ctx, Depth + 1);
     }
@@ -525,8 +529,12 @@ std::string spellAtLambdaCall(const BufferName &N, const LambdaCall &C, const AS
   for (const BufferStep &Step : N.Steps) {
     std::string Start = spellAtLambda(Step.Start, C, Ctx);
     std::string Size = Step.isSlice() ? spellAtLambda(Step.Size, C, Ctx) : "";
-    if (Text.empty() || Start.empty() || (Step.isSlice() && Size.empty()))
+    if (Text.empty())
       return "";
+    // A sub-view the call cannot name: the view is inside the ones before
+    // (bufferAtLambdaCall).
+    if (Start.empty() || (Step.isSlice() && Size.empty()))
+      return Text;
     Text += Step.isSlice() ? ".slice(" + Start + ", " + Size + ")" : ".at(" + Start + ")";
   }
   return Text;

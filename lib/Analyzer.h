@@ -11,6 +11,7 @@
 //   DescriptorModel.cpp transfer functions of the API's roles, optional arguments
 //   Transfer.cpp        C++ statements: declarations, initialisation, assignment
 //   SequenceSizes.cpp   how many elements a local vector holds, where it is known
+//   AppendIndices.cpp   the iteration of a counting loop that appended each element
 //   Calls.cpp           calls: summaries, lambdas, opaque functions, std functions
 //   Summaries.cpp       what this function's callers learn of it
 //   ObjectCopies.cpp    the copies a local object of the kernel's classes holds
@@ -541,6 +542,21 @@ public:
   void pendingOverwritten(const LocationList &Locs, State &S,
                           const std::vector<PendingReceive> *Kept = nullptr);
 
+  // ----------------------------------------------- AppendIndices.cpp ---
+  /// The local sequences the for loop that counts with \p K appends to
+  /// once per iteration from empty, so that element k is the one appended
+  /// where K == k (the file comment says how this is recognised).
+  const llvm::SmallVector<const clang::VarDecl *, 1> &sequencesIndexedBy(const clang::VarDecl *K);
+  /// \p F, a fact of an atom `K == e` (or `!=`), as the element atom of
+  /// \p Seq: `index == e`. Nullopt for an atom of another shape.
+  std::optional<Fact> elementFact(Fact F, const clang::VarDecl *K, const clang::VarDecl *Seq);
+  /// Before the counter \p K changes: what the elements of the sequences
+  /// it indexes assume of `K == e` becomes their element atoms.
+  void indexElementAtoms(const clang::VarDecl *K, State &S);
+  /// \p Values read at \p Read: at `seq[q]` or `seq.at(q)`, the element
+  /// atoms of seq become `q == e`, decided where the path knows it.
+  ValueSet atElementIndex(const clang::Expr *Read, ValueSet Values, const State &S);
+
   // ----------------------------------------------- SequenceSizes.cpp ---
   /// The number of elements of the std::vector or std::deque \p Container,
   /// where it is known: a local built empty or from a braced list, then
@@ -807,6 +823,11 @@ public:
     /// The pseudo-atom of paramRemoteAtom: a mark on a parameter's copy,
     /// not a condition of the path.
     bool ParamRemote = false;
+    /// An element atom (AppendIndices.cpp): the index of an element of this
+    /// sequence equals ElementEquals. No branch tests it; a read at an index
+    /// turns it into that index's comparison.
+    const clang::VarDecl *ElementOf = nullptr;
+    const clang::Expr *ElementEquals = nullptr;
   };
   std::vector<AtomInfo> Atoms;
   /// The atoms `param == value`, by parameter and value: one atom however
@@ -842,6 +863,12 @@ public:
   llvm::DenseMap<const clang::Expr *, const clang::LambdaExpr *> Lambdas;
   /// The lambda of each closure type lambdaOf has met (Analyzer::lambdaOf).
   llvm::DenseMap<const clang::CXXRecordDecl *, const clang::LambdaExpr *> ClosureLambdas;
+  /// sequencesIndexedBy, per counter; the for loops by the counter their
+  /// init declares; whether any element atom was made.
+  llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::VarDecl *, 1>>
+      IndexedSequences;
+  std::optional<llvm::DenseMap<const clang::VarDecl *, const clang::ForStmt *>> ForLoopsByCounter;
+  bool ElementAtomsMade = false;
   /// sizeTracked, per local sequence.
   llvm::DenseMap<const clang::VarDecl *, bool> SizeTracked;
   /// How many inlined lambda calls are being run (DescriptorUse::InLambda).

@@ -437,6 +437,9 @@ std::optional<AtomId> Analyzer::equalityAtom(const Expr *A, const Expr *B, bool 
 
 void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
   S.Indices.erase(VD);
+  // Elements appended where `VD == e` keep it as their index's.
+  if (!S.Cells.empty() && AtomsByVar.count(VD))
+    indexElementAtoms(VD, S);
   if (FlagsSeen)
     forgetIndexedFlagTests(VD, S);
   // The variable's own test, and those of its members.

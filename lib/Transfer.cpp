@@ -697,7 +697,7 @@ ValueSet Analyzer::eval(const Expr *E, const State &S) {
     }
     // v[i], v.at(i), *opt, std::get<0>(p): an element we follow.
     if (LocationList Locs = resolve(E, S); !hasUnknown(Locs))
-      return read(Locs, S);
+      return atElementIndex(E, read(Locs, S), S);
     if (const FunctionSummary *Summary = summaryFor(FD)) {
       auto Args = callArguments(Call);
       const LocationList *Object = nullptr;

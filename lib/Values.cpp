@@ -249,6 +249,22 @@ void ValueSet::renameAtom(AtomId From, AtomId To) {
     normalize();
 }
 
+void ValueSet::translateAtom(AtomId From, AtomId To, bool Flip) {
+  if (llvm::none_of(Values, [&](const Value &V) { return V.Assumed.lookup(From); }))
+    return;
+  std::vector<Value> Out;
+  for (Value &V : Values) {
+    if (std::optional<bool> Holds = V.Assumed.lookup(From)) {
+      V.Assumed.erase(From);
+      if (!V.Assumed.add(Fact{To, *Holds != Flip}))
+        continue; // It assumed the opposite already: on no path.
+    }
+    Out.push_back(std::move(V));
+  }
+  Values = std::move(Out);
+  normalize();
+}
+
 void ValueSet::dropAssumptions(size_t Keep) {
   for (Value &V : Values)
     V.Assumed.truncate(Keep);

@@ -352,7 +352,13 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
     for (auto &[L, C] : S.Cells) {
       llvm::errs() << " " << L.str() << "={";
       for (const Value &V : C.Values.values())
-        llvm::errs() << V.Origin << (V.Assumed.empty() ? "" : "?") << ",";
+      {
+        llvm::errs() << V.Origin;
+        for (const Fact &F : V.Assumed) // The atoms it assumes, `!` where one fails.
+          llvm::errs() << (&F == V.Assumed.begin() ? "?" : "&") << (F.Holds ? "" : "!")
+                       << "a" << F.Atom;
+        llvm::errs() << ",";
+      }
       for (const Location &T : C.Targets)
         llvm::errs() << "->" << T.str() << ",";
       if (C.Flag == FlagIsRemote)

@@ -77,6 +77,10 @@ public:
   /// Makes what each Value assumes of \p From an assumption of \p To,
   /// which no Value may mention yet (Analyzer::invalidateVar).
   void renameAtom(AtomId From, AtomId To);
+  /// Makes what each Value assumes of \p From an assumption of \p To (its
+  /// negation where \p Flip), which some may mention already: a Value that
+  /// assumes the opposite is on no path and goes (AppendIndices.cpp).
+  void translateAtom(AtomId From, AtomId To, bool Flip);
   /// Keeps only Values for which \p Keep is true.
   template <typename Pred> void filter(Pred Keep) {
     std::vector<Value> Kept;

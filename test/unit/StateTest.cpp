@@ -51,6 +51,20 @@ TEST(ValueSet, RestrictDropsTheOtherSide) {
   EXPECT_TRUE(VS.values()[0].Assumed.empty());
 }
 
+TEST(ValueSet, TranslateAtomFlipsAndDropsContradictions) {
+  // Atom 3 becomes atom 9 negated: a value that assumed 3 now assumes !9;
+  // one that already assumed 9 and also 3 is on no path.
+  ValueSet VS = ValueSet::of(Value{1, FactSet{{3, true}}});
+  VS.unionWith(ValueSet::of(Value{2, FactSet{{3, true}, {9, true}}}));
+  VS.unionWith(ValueSet::of(Value{4, FactSet{{5, true}}}));
+  VS.translateAtom(3, 9, /*Flip=*/true);
+  ASSERT_EQ(VS.size(), 2u);
+  EXPECT_EQ(VS.values()[0].Origin, 1u);
+  EXPECT_EQ(VS.values()[0].Assumed.lookup(9), std::optional<bool>(false));
+  EXPECT_FALSE(VS.values()[0].Assumed.lookup(3));
+  EXPECT_EQ(VS.values()[1].Origin, 4u); // Untouched.
+}
+
 TEST(ValueSet, ValuesOfDifferentOriginsNeverMerge) {
   // Only values of one origin are compared with each other.
   ValueSet VS;

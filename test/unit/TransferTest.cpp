@@ -209,6 +209,31 @@ TEST(Transfer, BackIsTheElementAppendedLast) {
   EXPECT_EQ(X.waitSend(4), "maybe");  // A reference to back() is any element.
 }
 
+TEST(Transfer, AnElementIsTheOneItsIterationAppended) {
+  // A loop counting j from 0 appends once per iteration to an empty vector:
+  // element k is the copy appended where j == k, so what was known of
+  // `j == 0` there is known of `k == 0` at v[k]. A loop that may append
+  // nothing, or one from 1, tells nothing of the index.
+  Analysed X(std::string(Prelude) + "#include <vector>\n"
+             "void k" + KernelParams +
+             " { std::vector<AsyncCopyDescriptor> v;"
+             " for (int j = 0; j < i; ++j) { if (j == 0) v.push_back(L); else v.push_back(R); }"
+             " for (int k = 0; k < i; ++k) if (k != 0) v[k].wait_send();"
+             " for (int k = 0; k < i; ++k) if (k == 0) v.at(k).wait_send();"
+             " v[1].wait_send();"
+             " std::vector<AsyncCopyDescriptor> w;"
+             " for (int j = 0; j < i; ++j) if (j == 0) w.push_back(L); else if (c) w.push_back(R);"
+             " for (int k = 0; k < i; ++k) if (k != 0) w[k].wait_send();"
+             " std::vector<AsyncCopyDescriptor> x;"
+             " for (int j = 1; j < i; ++j) x.push_back(j == 1 ? L : R);"
+             " for (int k = 1; k < i; ++k) if (k != 1) x[k].wait_send(); }\n");
+  EXPECT_EQ(X.waitSend(0), "clean");
+  EXPECT_EQ(X.waitSend(1), "definite");
+  EXPECT_EQ(X.waitSend(2), "clean");  // A constant index: 1 == 0 fails.
+  EXPECT_EQ(X.waitSend(3), "maybe");  // Some iterations append nothing.
+  EXPECT_EQ(X.waitSend(4), "maybe");  // x[k] was appended where j == k - 1.
+}
+
 TEST(Calls, AReturnChosenByTwoParametersIsChosenByTheArguments) {
   // The helper returns its local copy where `x == y`: at a call, that is
   // the caller's comparison of the two arguments, or a constant.

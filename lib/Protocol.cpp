@@ -1223,6 +1223,28 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
     const std::optional<LocalCopy> &C = CopyOf(U.Values.values().front().Origin);
     return C && !C->Placeholder ? &C : nullptr;
   };
+  // Whether the receive wait \p U of the remote copy \p Id may take the
+  // bytes of \p DC: on its receive semaphore, for its destination (the
+  // bytes its peer sends land there), or, for wait(), on its send semaphore
+  // whatever the view. A remote copy the model cannot name may take any.
+  auto RemoteMayTake = [&](OriginId Id, const DescriptorUse &U, const LocalCopy &DC) {
+    const OriginInfo &O = A.origin(Id);
+    if (!O.Site || O.HelperCall || O.Kind != Remoteness::Remote || O.isParameter() ||
+        O.Imported || O.Folded || O.Engaged || !Api.isCopy(*O.Site))
+      return true;
+    CopySemaphores Sems = copySemaphores(O.Site, Api);
+    std::optional<SemaphoreName> Receive =
+        Sems.Receive ? semaphoreName(Sems.Receive, Vars) : std::nullopt;
+    const Expr *TargetExpr = copyBuffers(O.Site, Api).Target;
+    std::optional<BufferName> Target =
+        TargetExpr ? bufferName(TargetExpr, Api, Vars) : std::nullopt;
+    if (!Receive || !Target || MayTake(DC, *Receive, /*Placeholder=*/false, &*Target))
+      return true;
+    if (Api.roleOf(U.Call->getMethodDecl()) != ApiRole::Wait)
+      return false;
+    std::optional<SemaphoreName> Send = Sems.Send ? semaphoreName(Sems.Send, Vars) : std::nullopt;
+    return !Send || MayTake(DC, *Send, /*Placeholder=*/true, nullptr);
+  };
   // Whether a wait after \p Start (in its iteration) may take D's bytes:
   // one of the function's own, or one a helper it calls makes.
   auto Covered = [&](OriginId D, const LocalCopy &DC, const Expr *Start, const Stmt *Loop,
@@ -1256,7 +1278,8 @@ std::vector<SemaphoreRace> semaphoreRaces(const FunctionAnalysis &A, const Funct
         if (A.origin(V.Origin).Covered)
           continue;
         const std::optional<LocalCopy> &O = CopyOf(V.Origin);
-        if (!O || MayTake(DC, O->Semaphore, O->Placeholder, &O->Target))
+        if (O ? MayTake(DC, O->Semaphore, O->Placeholder, &O->Target)
+              : RemoteMayTake(V.Origin, U, DC))
           return true; // Unnamed: it may wait anything.
       }
     }

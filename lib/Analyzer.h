@@ -726,11 +726,19 @@ public:
   /// Within: the construction is in what a lambda of the function returns,
   /// at this call of it.
   struct ConstructedObject {
-    const clang::CXXConstructExpr *Construct = nullptr;
+    /// The constructor's arguments, in its parameters' order (for an
+    /// aggregate, the source, target and semaphore of each copy it holds).
+    llvm::SmallVector<const clang::Expr *, 8> Args;
     const ProtocolSummary *Constructor = nullptr;
     bool Followed = false;
     std::optional<LambdaCall> Within;
   };
+  /// An aggregate the function brace-initialises with local copies
+  /// (`KvCopies next{make_async_copy(...), make_async_copy(...)};`), as if
+  /// a constructor had made each copy from its own arguments: a summary of
+  /// that constructor (kept in AggregateConstructors), and the arguments.
+  std::optional<ConstructedObject> aggregateObject(const clang::InitListExpr &List);
+  std::map<const clang::InitListExpr *, ProtocolSummary> AggregateConstructors;
   std::optional<ConstructedObject> constructedObject(const clang::CXXMemberCallExpr &Call);
   /// The same for the local (or binding) \p D; with \p Siblings, an object
   /// a lambda makes is followed only if all the objects its calls make are.

@@ -254,7 +254,11 @@ void Analyzer::lifecycle(const LocationList &Locs, const ValueSet &Values, LifeE
   bool Strong = Locs.empty() ? Origins.size() == 1 : Locs.size() == 1 && Locs[0].isSingle();
   for (OriginId Id : Origins) {
     const OriginInfo &O = Out.Origins[Id];
-    if (O.Kind == Remoteness::Unknown)
+    // The copies of a member function's object are followed whatever their
+    // kind (an aggregate's members are built by its callers): a summary
+    // names its starts of them, and only a caller that knows them local
+    // follows those (atObject).
+    if (O.Kind == Remoteness::Unknown && !O.ImplicitObject)
       continue;
     LifeMask Before = S.lifeOf(Id), After = advance(Before, E, O.Kind);
     S.setLife(Id, Strong ? After : LifeMask(Before | After));

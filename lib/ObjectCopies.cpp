@@ -672,14 +672,22 @@ std::optional<Analyzer::ConstructedObject> Analyzer::makeObject(const ValueDecl 
                ? stripWrappers(V->getInit())
                : nullptr;
   }
-  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Made);
-  const CXXConstructorDecl *Ctor = Construct ? Construct->getConstructor() : nullptr;
-  const FunctionDecl *Definition = nullptr;
-  if (!Ctor || Ctor->isCopyOrMoveConstructor() || !Ctor->hasBody(Definition) ||
-      Definition->isDependentContext() || userDestruction(*Ctor->getParent()))
-    return std::nullopt;
-  const ProtocolSummary *Summary = Summaries->constructorProtocol(*Definition);
-  if (!Summary || (Summary->Stored.empty() && Summary->MemberInits.empty()))
+  std::optional<ConstructedObject> Made0;
+  if (const auto *List = dyn_cast_or_null<InitListExpr>(Made); List && !Within) {
+    Made0 = aggregateObject(*List);
+  } else {
+    const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Made);
+    const CXXConstructorDecl *Ctor = Construct ? Construct->getConstructor() : nullptr;
+    const FunctionDecl *Definition = nullptr;
+    if (!Ctor || Ctor->isCopyOrMoveConstructor() || !Ctor->hasBody(Definition) ||
+        Definition->isDependentContext() || userDestruction(*Ctor->getParent()))
+      return std::nullopt;
+    const ProtocolSummary *Summary = Summaries->constructorProtocol(*Definition);
+    if (!Summary || (Summary->Stored.empty() && Summary->MemberInits.empty()))
+      return std::nullopt;
+    Made0 = ConstructedObject{callArguments(Construct), Summary, /*Followed=*/true, Within};
+  }
+  if (!Made0)
     return std::nullopt;
   // Mentioned only to call member functions that store no copy in it: what
   // the constructor stored stays, and every start and wait of it is one of
@@ -691,7 +699,7 @@ std::optional<Analyzer::ConstructedObject> Analyzer::makeObject(const ValueDecl 
   }
   if (LocalObjects->Other.contains(D))
     return std::nullopt;
-  ConstructedObject Result{Construct, Summary, /*Followed=*/true, Within};
+  ConstructedObject Result = std::move(*Made0);
   auto Calls = LocalObjects->Methods.find(D);
   if (Calls != LocalObjects->Methods.end())
     for (const CXXMethodDecl *MD : Calls->second) {
@@ -728,6 +736,49 @@ std::optional<Analyzer::ConstructedObject> Analyzer::makeObject(const ValueDecl 
         }
       }
   }
+  return Result;
+}
+
+std::optional<Analyzer::ConstructedObject> Analyzer::aggregateObject(const InitListExpr &List) {
+  // The semantic form: one initialiser per member, in order.
+  const InitListExpr *Syntactic = List.isSemanticForm() ? &List : List.getSemanticForm();
+  const CXXRecordDecl *RD = Syntactic ? Syntactic->getType()->getAsCXXRecordDecl() : nullptr;
+  if (!RD || !RD->isAggregate() || RD->getNumBases() != 0 || RD->isUnion() ||
+      userDestruction(*RD))
+    return std::nullopt;
+  auto [It, New] = AggregateConstructors.try_emplace(Syntactic);
+  ProtocolSummary &Summary = It->second;
+  ConstructedObject Result{{}, &Summary, /*Followed=*/true, std::nullopt};
+  // Each member a local copy initialises: its source, target and semaphore
+  // are the "constructor's" next three arguments.
+  unsigned Index = 0;
+  for (const FieldDecl *F : RD->fields()) {
+    if (Index >= Syntactic->getNumInits())
+      break;
+    const Expr *Init = stripWrappers(Syntactic->getInit(Index++));
+    const auto *Call = dyn_cast_or_null<CallExpr>(Init);
+    if (!Call || role(Call->getDirectCallee()) != ApiRole::LocalFactory)
+      continue;
+    const Expr *Sem = copySemaphores(Call, Api).Receive;
+    CopyBuffers Buffers = copyBuffers(Call, Api);
+    if (!Sem || !Buffers.Source || !Buffers.Target)
+      continue;
+    unsigned First = Result.Args.size();
+    Result.Args.append({Buffers.Source, Buffers.Target, Sem});
+    if (New) {
+      StoredCopy Stored;
+      PathStep Member = PathStep::field(F);
+      Stored.Path.append(Member);
+      Stored.Copy.Source = SummaryBuffer{First, {}, false, nullptr};
+      Stored.Copy.Target = SummaryBuffer{First + 1, {}, false, nullptr};
+      Stored.Copy.Receive = SummarySemaphore{First + 2, {}, nullptr};
+      Summary.Stored.push_back(std::move(Stored));
+    }
+  }
+  if (Result.Args.empty())
+    return std::nullopt;
+  if (New)
+    Summary.StoredFollowed.assign(Result.Args.size(), true);
   return Result;
 }
 
@@ -823,7 +874,7 @@ ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summ
   if (!Object)
     return Out;
   Within = Object->Within;
-  llvm::SmallVector<const Expr *, 8> ConstructorArgs = callArguments(Object->Construct);
+  llvm::ArrayRef<const Expr *> ConstructorArgs = Object->Args;
   Out.Followed.resize(By, false);
   for (unsigned I = 0; I < ConstructorArgs.size(); ++I) {
     Args.push_back(ConstructorArgs[I]);

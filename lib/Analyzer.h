@@ -738,6 +738,14 @@ public:
   /// a constructor had made each copy from its own arguments: a summary of
   /// that constructor (kept in AggregateConstructors), and the arguments.
   std::optional<ConstructedObject> aggregateObject(const clang::InitListExpr &List);
+  /// \p R, a copy the member function \p Call calls returns, named through
+  /// the members of the call's object (`ring.copy(chunk)` of a `Ring` whose
+  /// constructor set `send_` and `recv_`): each member replaced by what the
+  /// object's constructor set it to, in its arguments, appended to \p Args.
+  /// Nullopt where a member it names is not so set.
+  std::optional<ReturnedCopy> throughObjectMembers(const clang::CXXMemberCallExpr &Call,
+                                                   const ReturnedCopy &R,
+                                                   llvm::SmallVectorImpl<const clang::Expr *> &Args);
   std::map<const clang::InitListExpr *, ProtocolSummary> AggregateConstructors;
   std::optional<ConstructedObject> constructedObject(const clang::CXXMemberCallExpr &Call);
   /// The same for the local (or binding) \p D; with \p Siblings, an object

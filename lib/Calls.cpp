@@ -239,10 +239,21 @@ ValueSet Analyzer::summaryValues(const SummaryValues &SV, const Expr *Call,
           for (const StoredCopy &At : P->ReturnedAt)
             if (At.Path == Path)
               R = &At.Copy;
-        // Named by the members of another object: not in this function's terms.
+        // Named by the members of another object: in this function's terms
+        // only through what the constructor of a local object set them to.
         bool OnMembers = R && (R->Receive.Member || (R->Source && R->Source->Member) ||
-                               (R->Target && R->Target->Member));
-        if (R && (!OnMembers || isCallOnThis(Call))) {
+                               (R->Target && R->Target->Member) || (R->Send && R->Send->Member));
+        std::optional<ReturnedCopy> Through;
+        if (R && OnMembers && Path.empty() && !isCallOnThis(Call))
+          if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+            llvm::SmallVector<const Expr *, 8> MemberArgs = callArguments(MC);
+            Through = throughObjectMembers(*MC, *R, MemberArgs);
+            if (Through) {
+              Out.ReturnedCopies.try_emplace(Call, *Through);
+              Out.ReturnedCopyArguments.try_emplace(Call, std::move(MemberArgs));
+            }
+          }
+        if (R && !Through && (!OnMembers || isCallOnThis(Call))) {
           if (Path.empty())
             Out.ReturnedCopies.try_emplace(Call, *R);
           else

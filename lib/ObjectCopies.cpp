@@ -756,6 +756,21 @@ std::optional<Analyzer::ConstructedObject> Analyzer::aggregateObject(const InitL
     if (Index >= Syntactic->getNumInits())
       break;
     const Expr *Init = stripWrappers(Syntactic->getInit(Index++));
+    // A member of a class type that is no copy (a semaphore, a buffer): set
+    // to what is written there, the "constructor's" next argument.
+    if (Init && F->getType()->isRecordType() && !Api.isDescriptorType(F->getType()) &&
+        !isa<InitListExpr, ImplicitValueInitExpr>(Init)) {
+      unsigned At = Result.Args.size();
+      Result.Args.push_back(Init);
+      if (New) {
+        MemberInit Member;
+        Member.Field = F;
+        Member.Semaphore = SummarySemaphore{At, {}, nullptr};
+        Member.Buffer = SummaryBuffer{At, {}, false, nullptr};
+        Summary.MemberInits.push_back(std::move(Member));
+      }
+      continue;
+    }
     const auto *Call = dyn_cast_or_null<CallExpr>(Init);
     if (!Call || role(Call->getDirectCallee()) != ApiRole::LocalFactory)
       continue;
@@ -780,6 +795,48 @@ std::optional<Analyzer::ConstructedObject> Analyzer::aggregateObject(const InitL
   if (New)
     Summary.StoredFollowed.assign(Result.Args.size(), true);
   return Result;
+}
+
+std::optional<ReturnedCopy>
+Analyzer::throughObjectMembers(const CXXMemberCallExpr &Call, const ReturnedCopy &R,
+                               llvm::SmallVectorImpl<const Expr *> &Args) {
+  std::optional<ConstructedObject> Object = constructedObject(Call);
+  if (!Object || Object->Within)
+    return std::nullopt;
+  unsigned By = Args.size();
+  auto InitOf = [&](const FieldDecl *F) -> const MemberInit * {
+    for (const MemberInit &I : Object->Constructor->MemberInits)
+      if (I.Field == F)
+        return &I;
+    return nullptr;
+  };
+  bool Named = true;
+  auto Semaphore = [&](SummarySemaphore &S) {
+    if (!S.Member)
+      return;
+    const MemberInit *Init = InitOf(S.Member);
+    std::optional<SummarySemaphore> Through = Init ? throughMember(S, *Init, By) : std::nullopt;
+    if (Through)
+      S = std::move(*Through);
+    Named &= Through.has_value();
+  };
+  auto Buffer = [&](std::optional<SummaryBuffer> &B) {
+    if (!B || !B->Member)
+      return;
+    const MemberInit *Init = InitOf(B->Member);
+    B = Init ? throughMember(*B, *Init, By) : std::nullopt;
+    Named &= B.has_value();
+  };
+  ReturnedCopy Out = R;
+  Semaphore(Out.Receive);
+  if (Out.Send)
+    Semaphore(*Out.Send);
+  Buffer(Out.Source);
+  Buffer(Out.Target);
+  if (!Named)
+    return std::nullopt;
+  Args.append(Object->Args.begin(), Object->Args.end());
+  return Out;
 }
 
 ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summary,

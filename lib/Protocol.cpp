@@ -84,7 +84,7 @@ std::optional<SemaphoreName> copySemaphoreOf(const FunctionAnalysis &A, const Or
     return std::nullopt;
   const std::optional<SummarySemaphore> &Named =
       Send ? Wrapped->Send : std::optional<SummarySemaphore>(Wrapped->Receive);
-  return Named ? semaphoreAtCall(*Named, callArguments(O.Site), Vars, Ctx) : std::nullopt;
+  return Named ? semaphoreAtCall(*Named, A.returnedCopyArguments(O), Vars, Ctx) : std::nullopt;
 }
 
 } // namespace
@@ -477,7 +477,7 @@ std::vector<SendNeverWaited> sendsNeverWaited(const FunctionAnalysis &A, const F
             Finding.SendText = spellAtLambdaCall(*N, Made->second, Ctx);
         } else { // As the wrapper's call names it.
           Finding.SendText =
-              spellAtCall(*A.returnedCopy(O)->Send, callArguments(O.Site), Ctx);
+              spellAtCall(*A.returnedCopy(O)->Send, A.returnedCopyArguments(O), Ctx);
         }
       }
       Finding.Origins.push_back(D);
@@ -599,7 +599,7 @@ std::optional<LocalCopy> returnedCopy(const FunctionAnalysis &A, const OriginInf
   if (!Returned)
     return std::nullopt;
   const ReturnedCopy &R = *Returned;
-  llvm::SmallVector<const Expr *, 8> Args = callArguments(O.Site);
+  llvm::SmallVector<const Expr *, 8> Args = A.returnedCopyArguments(O);
   std::optional<LocalCopy> C = copyAtCall(R.Receive, R.Target, Args, Api, Vars, Ctx);
   if (C && R.Source)
     if (std::optional<BufferName> Src = bufferAtCall(*R.Source, Args, Api, Vars, Ctx))

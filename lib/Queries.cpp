@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dmalint/DescriptorAnalysis.h"
+#include "dmalint/Arguments.h"
 
 namespace dmalint {
 
@@ -18,6 +19,13 @@ const ReturnedCopy *FunctionAnalysis::returnedCopy(const OriginInfo &O) const {
   }
   auto It = ReturnedCopiesAt.find({O.Site, O.ReturnPath});
   return It == ReturnedCopiesAt.end() ? nullptr : &It->second;
+}
+
+llvm::SmallVector<const clang::Expr *, 8>
+FunctionAnalysis::returnedCopyArguments(const OriginInfo &O) const {
+  if (auto It = ReturnedCopyArguments.find(O.Site); It != ReturnedCopyArguments.end())
+    return It->second;
+  return callArguments(O.Site);
 }
 
 KindVerdict FunctionAnalysis::verdict(const ValueSet &Values, Remoteness Kind) const {

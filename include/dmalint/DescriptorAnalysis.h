@@ -324,9 +324,16 @@ struct FunctionAnalysis {
   /// The same for the copies such a helper returns below its value
   /// (ProtocolSummary::ReturnedAt), by call and place (OriginInfo::ReturnPath).
   std::map<std::pair<const clang::Expr *, AccessPath>, ReturnedCopy> ReturnedCopiesAt;
+  /// The arguments a returned copy of a member function of a local object
+  /// is named with, where that copy is named through the object's members:
+  /// the call's, then the object's constructor's (atObject).
+  llvm::DenseMap<const clang::Expr *, llvm::SmallVector<const clang::Expr *, 8>>
+      ReturnedCopyArguments;
   /// The copy \p O is when a helper returns it at its call, named in the
   /// helper's parameters; null otherwise.
   const ReturnedCopy *returnedCopy(const OriginInfo &O) const;
+  /// The arguments returnedCopy(O) is named with.
+  llvm::SmallVector<const clang::Expr *, 8> returnedCopyArguments(const OriginInfo &O) const;
   /// The factories that return started copies (async_copy), with the bool
   /// parameter facts on every path to each.
   std::vector<std::pair<const clang::Expr *, ParamFacts>> StartedFactories;

@@ -165,24 +165,31 @@ Analyzer::indexFacts(const Expr *Index, const State &S) const {
 
 namespace {
 /// Whether every mention of \p K in what it walks reads its value.
+/// (A braced list's semantic form is where its elements' reads are: the
+/// walk visits implicit code, and counts each mention once.)
 class OnlyRead : public RecursiveASTVisitor<OnlyRead> {
 public:
   explicit OnlyRead(const VarDecl *K) : K(K) {}
+  bool shouldVisitImplicitCode() const { return true; }
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    Mentions += DRE->getDecl() == K;
+    if (DRE->getDecl() == K)
+      Mentions.insert(DRE);
     return true;
   }
   bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
     if (E->getCastKind() == CK_LValueToRValue)
       if (const auto *DRE = dyn_cast<DeclRefExpr>(E->getSubExpr()->IgnoreParens()))
-        Reads += DRE->getDecl() == K;
+        if (DRE->getDecl() == K)
+          Reads.insert(DRE);
     return true;
   }
-  bool onlyRead() const { return Mentions == Reads; }
+  bool onlyRead() const {
+    return llvm::all_of(Mentions, [&](const DeclRefExpr *DRE) { return Reads.contains(DRE); });
+  }
 
 private:
   const VarDecl *K;
-  unsigned Mentions = 0, Reads = 0;
+  llvm::SmallPtrSet<const DeclRefExpr *, 8> Mentions, Reads;
 };
 
 /// The for statements of a function by the counter their init declares.

@@ -523,7 +523,11 @@ public:
                   bool Report, unsigned Depth);
   void recordReceivePending(const clang::CXXMemberCallExpr *WaitSend, const LocationList &Locs,
                             const ValueSet &Values, State &S);
-  void receiveWaited(const LocationList &Locs, State &S);
+  void receiveWaited(const LocationList &Locs, State &S, const ValueSet *Rebuilt = nullptr);
+  /// Whether the copies \p A and \p B are made (each at its own site) on one
+  /// receive semaphore into one view, written alike over variables the
+  /// function never writes: a copy rebuilt to wait another's bytes.
+  bool sameReceiveView(OriginId A, OriginId B) const;
   void receiveMayBeWaited(const LocationList &Locs, State &S);
   /// The object a start or wait at \p Locs, named by \p Object, is, for
   /// State::Received: its location where that is one object, or with the

@@ -8,8 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
 #include "dmalint/AstUtil.h"
+#include "dmalint/Buffers.h"
+#include "dmalint/Semaphores.h"
 
 using namespace clang;
 
@@ -352,7 +355,7 @@ bool Analyzer::transferApiMethod(const CXXMemberCallExpr *MC, State &S, bool Rep
       markUsed(Values);
     }
     lifecycle(Locs, Values, Role == ApiRole::Wait ? LifeEvent::Wait : LifeEvent::WaitRecv, S);
-    receiveWaited(Locs, S);
+    receiveWaited(Locs, S, Locs.empty() ? &Values : nullptr);
     noteReceived(Object, Locs, S);
     return true;
   default:
@@ -389,9 +392,37 @@ void Analyzer::recordReceivePending(const CXXMemberCallExpr *WaitSend, const Loc
   S.Pending.insert(It, P);
 }
 
-void Analyzer::receiveWaited(const LocationList &Locs, State &S) {
+bool Analyzer::sameReceiveView(OriginId A, OriginId B) const {
+  const OriginInfo &OA = Out.Origins[A], &OB = Out.Origins[B];
+  if (!Function || !OA.Site || !OB.Site || OA.HelperCall || OB.HelperCall || OA.isParameter() ||
+      OB.isParameter() || !Api.isCopy(*OA.Site) || !Api.isCopy(*OB.Site))
+    return false;
+  const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
+  const Expr *SemA = copySemaphores(OA.Site, Api).Receive,
+             *SemB = copySemaphores(OB.Site, Api).Receive;
+  const Expr *ViewA = copyBuffers(OA.Site, Api).Target, *ViewB = copyBuffers(OB.Site, Api).Target;
+  std::optional<SemaphoreName> SA = SemA ? semaphoreName(SemA, Vars) : std::nullopt,
+                               SB = SemB ? semaphoreName(SemB, Vars) : std::nullopt;
+  std::optional<BufferName> BA = ViewA ? bufferName(ViewA, Api, Vars) : std::nullopt,
+                            BB = ViewB ? bufferName(ViewB, Api, Vars) : std::nullopt;
+  return SA && SB && BA && BB &&
+         compareSemaphores(*SA, *SB, Vars, Ctx, Evaluation::Anywhere) == SemaphoreRelation::Same &&
+         compareBuffers(*BA, *BB, Vars, Ctx, Evaluation::Anywhere) == BufferRelation::Same;
+}
+
+void Analyzer::receiveWaited(const LocationList &Locs, State &S, const ValueSet *Rebuilt) {
   for (auto It = S.Pending.begin(); It != S.Pending.end();) {
     bool Same = Locs.size() == 1 && Locs[0] == It->Object;
+    // A copy rebuilt to wait (`make_async_copy(src, dst, sem).wait_recv()`)
+    // on the semaphore and into the view of the one the object holds: it
+    // takes that copy's bytes.
+    if (!Same && Rebuilt && Rebuilt->size() == 1)
+      if (auto Held = S.Cells.find(It->Object); Held != S.Cells.end()) {
+        const std::vector<Value> &Here = Held->second.Values.values();
+        Same = !Here.empty() && llvm::all_of(Here, [&](const Value &V) {
+          return sameReceiveView(V.Origin, Rebuilt->values().front().Origin);
+        });
+      }
     bool May = Locs.empty() || hasUnknown(Locs) ||
                llvm::any_of(Locs, [&](const Location &L) { return L.overlaps(It->Object); });
     if ((Same || May) && InReportSweep)

@@ -680,15 +680,32 @@ void Analyzer::inlineHandedLambda(const LambdaExpr *Lambda, const FunctionDecl *
                                   llvm::ArrayRef<const Expr *> Args, unsigned Arg, State &S,
                                   bool Report, unsigned Depth) {
   bool InPlace = inPlaceLambdaArgument(Callee, Args, Arg) == Lambda;
+  // A closure held in a local and handed to such a function (`auto drain =
+  // [&] { ... }; when(r, drain);`) runs there the same way: at most once, at
+  // the call, under the flag. (Its body stays a lambda's for the walks that
+  // judge where code is written.)
+  const std::optional<InPlaceRun> *Run =
+      Callee && Lambda->getCallOperator()->param_empty() && isa<DeclRefExpr>(stripWrappers(Args[Arg]))
+          ? &AnalysisCache::current().inPlaceRun(*Callee, Arg)
+          : nullptr;
+  bool RunsAtCall = InPlace || (Run && *Run);
   // `when(kPrefetch, ...)` with a constant flag runs it, or never does.
   std::optional<bool> Runs = InPlace ? runsInPlace(Callee, Args, Arg, Ctx) : std::nullopt;
+  if (!InPlace && RunsAtCall) {
+    bool Value = false;
+    const Expr *Flag = (*Run)->Flag && *(*Run)->Flag < Args.size() ? Args[*(*Run)->Flag] : nullptr;
+    if (!(*Run)->Flag)
+      Runs = true;
+    else if (Flag && !Flag->isValueDependent() && Flag->EvaluateAsBooleanCondition(Value, Ctx))
+      Runs = Value == (*Run)->Positive;
+  }
   if (Runs && !*Runs)
     return;
   // `when(r, [&] { ... })`: it runs where the argument for the flag holds
   // (or fails), a condition of this function its body may assume.
   const Expr *RunsWhen = nullptr;
   bool Holds = true;
-  if (InPlace && !Runs)
+  if (RunsAtCall && !Runs)
     if (const std::optional<InPlaceRun> &Run = AnalysisCache::current().inPlaceRun(*Callee, Arg);
         Run && Run->Flag && *Run->Flag < Args.size() && !isa<CXXDefaultArgExpr>(Args[*Run->Flag])) {
       RunsWhen = Args[*Run->Flag];

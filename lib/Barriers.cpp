@@ -233,6 +233,11 @@ private:
                    bool WantDeviceId);
   /// The return statement \p S reaches under the bindings of \p F.
   const clang::ReturnStmt *returnTaken(const clang::Stmt *S, const Frame &F, unsigned Depth);
+  /// The value a helper's block returns where its first test the bindings
+  /// of \p F do not decide is `if (c) return a;` followed by what returns b
+  /// (`if (idx == n - 1) return 0; return idx + 1;`): `c ? a : b`, as a
+  /// conditional operator is (wrap). Unknown for any other block.
+  Value returnedIfElse(const clang::CompoundStmt &Block, const Frame &F, unsigned Depth);
   /// A helper \p Callee whose body returns an expression of its parameters,
   /// with them bound to \p Args (evaluated in \p F).
   Value helper(const clang::FunctionDecl &Callee, llvm::ArrayRef<const clang::Expr *> Args,
@@ -612,6 +617,37 @@ const ReturnStmt *Evaluator::returnTaken(const Stmt *S, const Frame &F, unsigned
   return nullptr;
 }
 
+Value Evaluator::returnedIfElse(const CompoundStmt &Block, const Frame &F, unsigned Depth) {
+  if (Depth > MaxDepth)
+    return {};
+  llvm::ArrayRef<Stmt *> Body(Block.body_begin(), Block.body_end());
+  while (!Body.empty() && isa<DeclStmt, NullStmt>(Body.front()))
+    Body = Body.drop_front();
+  const auto *If = Body.empty() ? nullptr : dyn_cast<IfStmt>(Body.front());
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable() || If->isConsteval() ||
+      eval(If->getCond(), F, Depth + 1).constant())
+    return {};
+  const Stmt *Then = If->getThen();
+  if (const auto *Inner = dyn_cast<CompoundStmt>(Then); Inner && Inner->size() == 1)
+    Then = Inner->body_front();
+  const auto *Taken = dyn_cast<ReturnStmt>(Then);
+  if (!Taken || !Taken->getRetValue())
+    return {};
+  // The rest of the block, as a block of its own: what returns b.
+  llvm::ArrayRef<Stmt *> Rest = Body.drop_front();
+  const ReturnStmt *Otherwise = nullptr;
+  for (const Stmt *S : Rest) {
+    if (isa<DeclStmt, NullStmt>(S))
+      continue;
+    Otherwise = returnTaken(S, F, Depth + 1);
+    break;
+  }
+  if (!Otherwise || !Otherwise->getRetValue())
+    return {};
+  return wrap(If->getCond(), F, Depth + 1, eval(Taken->getRetValue(), F, Depth + 1),
+              eval(Otherwise->getRetValue(), F, Depth + 1), If);
+}
+
 Value Evaluator::helper(const FunctionDecl &Callee, llvm::ArrayRef<const Expr *> Args,
                         const Frame &F, const Frame *Outer, unsigned Depth, bool WantDeviceId) {
   const FunctionDecl *Def = &Callee;
@@ -637,9 +673,11 @@ Value Evaluator::helper(const FunctionDecl &Callee, llvm::ArrayRef<const Expr *>
     Helper.Bindings[Param] = std::move(Arg);
   }
   const ReturnStmt *Return = returnTaken(Body, Helper, Depth);
+  QualType Result = Def->getReturnType().getNonReferenceType();
+  if (!Return && !WantDeviceId && Result->isIntegralOrEnumerationType())
+    return returnedIfElse(*Body, Helper, Depth);
   if (!Return || !Return->getRetValue())
     return {};
-  QualType Result = Def->getReturnType().getNonReferenceType();
   if (WantDeviceId || !Result->isIntegralOrEnumerationType())
     return deviceId(Return->getRetValue(), Helper, Depth + 1);
   return eval(Return->getRetValue(), Helper, Depth + 1);

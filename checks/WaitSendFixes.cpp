@@ -178,6 +178,30 @@ struct Bracing {
   bool Braces = false, OwnLine = false;
 };
 
+/// Whether an `else` follows \p S (a body statement of \p Parent) with only
+/// unbraced bodies between: an if, while, for or range-for holds it as its
+/// body, up to an if whose then-branch it is and that has an else.
+bool elseFollows(const Stmt &S, const Stmt *Parent, BodyParents &Parents, ASTContext &Ctx) {
+  bool Own = Parents.contains(S);
+  const Stmt *Child = &S;
+  for (const Stmt *P = Parent; P;) {
+    if (const auto *If = dyn_cast<IfStmt>(P)) {
+      if (If->getThen() == Child && If->getElse())
+        return true;
+    } else if (!isa<ForStmt, WhileStmt, CXXForRangeStmt>(P)) {
+      return false; // A block, a do-while, a switch: the else is not ours.
+    }
+    Child = P;
+    if (Own) {
+      P = Parents.parent(*P);
+    } else {
+      DynTypedNodeList Found = Ctx.getParents(*P);
+      P = Found.size() == 1 ? Found[0].get<Stmt>() : nullptr;
+    }
+  }
+  return false;
+}
+
 Bracing bracingOf(const Stmt &S, BodyParents &Parents, ASTContext &Ctx) {
   const FunctionDecl *FD = enclosingFunction(S, Parents, Ctx);
   if (!FD || !FD->getBody())
@@ -340,6 +364,13 @@ llvm::SmallVector<FixItHint, 2> guardFix(const CXXMemberCallExpr &WaitSend,
             FixItHint::CreateInsertion(Range.getEnd(), EOL + ParentIndent + "}")};
   }
   Bracing Style = bracingOf(*P.Statement, Parents, Ctx);
+  // Deeper in the then-branch of an if with an else, through bodies with no
+  // braces (`if (n > 0) for (...) d.wait_send(); else ...`), an unbraced
+  // guard would take that else too: the guard and its statement go in a
+  // block of their own.
+  if (!Style.Braces && elseFollows(*P.Statement, P.Parent, Parents, Ctx))
+    return {FixItHint::CreateInsertion(Range.getBegin(), "{ " + Guard + " "),
+            FixItHint::CreateInsertion(Range.getEnd(), " }")};
   if (!Indent) {
     if (Style.Braces)
       return {FixItHint::CreateInsertion(Range.getBegin(), Guard + " { "),

@@ -356,6 +356,33 @@ Value Evaluator::eval(const Expr *E, const Frame &F, unsigned Depth) {
     }
     case BO_Rem:
       return remainder(eval(BO->getLHS(), F, Depth + 1), eval(BO->getRHS(), F, Depth + 1), BO);
+    case BO_EQ:
+    case BO_NE:
+    case BO_LT:
+    case BO_GT:
+    case BO_LE:
+    case BO_GE:
+    case BO_LAnd:
+    case BO_LOr: {
+      // Of constants (`direction == Dir::kRight` of a helper's constant
+      // argument): the test a call decides.
+      std::optional<int64_t> L = eval(BO->getLHS(), F, Depth + 1).constant(),
+                             R = eval(BO->getRHS(), F, Depth + 1).constant();
+      if (!L || !R)
+        return {};
+      bool Holds = false;
+      switch (BO->getOpcode()) {
+      case BO_EQ: Holds = *L == *R; break;
+      case BO_NE: Holds = *L != *R; break;
+      case BO_LT: Holds = *L < *R; break;
+      case BO_GT: Holds = *L > *R; break;
+      case BO_LE: Holds = *L <= *R; break;
+      case BO_GE: Holds = *L >= *R; break;
+      case BO_LAnd: Holds = *L && *R; break;
+      default: Holds = *L || *R; break;
+      }
+      return Value::uniform(SymbolicCount::constant(Holds));
+    }
     default:
       return {};
     }

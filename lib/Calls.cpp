@@ -13,6 +13,7 @@
 #include "dmalint/AstUtil.h"
 #include "dmalint/AnalysisCache.h"
 #include "dmalint/InPlaceLambdas.h"
+#include "dmalint/Semaphores.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
@@ -512,6 +513,26 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
           continue;
         if (When.size() != S.Facts.size())
           VS.filter([&](const Value &V) { return onOnePath(V.Assumed, When); });
+        // The flag given is the descriptor's own is_remote() (`finish(d,
+        // d.is_remote())` to `if (remote) d.wait_send();`): only the copies
+        // of the kind it passes are reached.
+        for (const ParamFact &F : R.Requirement.WhenParams) {
+          if (F.Equals || F.Param >= Args.size() || !R.Path.empty())
+            continue;
+          bool Positive = true;
+          const auto *Test = dyn_cast<CXXMemberCallExpr>(
+              bareCondition(Args[F.Param], Positive, /*ThroughCasts=*/true));
+          if (!Test || role(Test->getMethodDecl()) != ApiRole::IsRemote ||
+              !isa<DeclRefExpr>(stripWrappers(Test->getImplicitObjectArgument())) ||
+              !sameExpression(stripWrappers(Test->getImplicitObjectArgument()), stripWrappers(Arg),
+                              Ctx))
+            continue;
+          bool WhereRemote = F.Holds == Positive;
+          VS.filter([&](const Value &V) {
+            Remoteness K = Out.Origins[V.Origin].Kind;
+            return K == Remoteness::Unknown || (K == Remoteness::Remote) == WhereRemote;
+          });
+        }
         // A member the requirement tests that is a function of the kind of
         // the copy it is about (`Stage(r ? remote : local, r)`, an enum
         // joined from `{local, kLocal}` and `{remote, kRemote}`): only the

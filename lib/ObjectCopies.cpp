@@ -420,6 +420,29 @@ AnalysisCache::remotenessMembers(const CXXRecordDecl &RD, const ApiIndex &Api,
       const auto *Tested = Member && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())
                                ? dyn_cast<FieldDecl>(Member->getMemberDecl())
                                : nullptr;
+      // Or a constant that is the kind of the one copy member this
+      // constructor builds with a factory (`desc_(make_async_copy(...)),
+      // remote_(false)` beside `desc_(make_async_remote_copy(...)),
+      // remote_(true)`).
+      bool Constant = false;
+      if (!Tested && Init && !Init->isValueDependent() &&
+          Init->EvaluateAsBooleanCondition(Constant, Ctx))
+        for (const CXXCtorInitializer *I : Def->inits()) {
+          const FieldDecl *F = I->getMember();
+          const auto *Made = F && I->getInit() && Api.isDescriptorType(F->getType())
+                                 ? dyn_cast<CallExpr>(stripWrappers(I->getInit()))
+                                 : nullptr;
+          ApiRole Role = Made ? Api.roleOf(Made->getDirectCallee()) : ApiRole::None;
+          bool Remote = Role == ApiRole::RemoteFactory || Role == ApiRole::StartedRemoteFactory;
+          bool Local = Role == ApiRole::LocalFactory || Role == ApiRole::StartedLocalFactory;
+          if ((Constant && Remote) || (!Constant && Local)) {
+            if (Tested) { // Two such copies: which one it is the kind of is not known.
+              Tested = nullptr;
+              break;
+            }
+            Tested = F;
+          }
+        }
       // The copy is initialised first (declared first), and nothing after
       // changes either.
       if (!Tested || Tested->getParent() != &RD ||

@@ -177,11 +177,28 @@ TEST(Barriers, HelpersOfTheTranslationUnit) {
       semaphore_wait(sem, 2);
     })"),
             "over 5/2");
-  // A helper with a branch is not an expression.
+  // A helper that branches on the device and returns: `c ? a : b`, a
+  // rotation here (the last device's right neighbour is 0).
   EXPECT_EQ(barrierVerdict(R"(
     int next(int me, int n) { if (me + 1 == n) return 0; return me + 1; }
     void k(Semaphore sem) {
       semaphore_signal(sem, 2, DeviceId{next(axis_index("x"), axis_size("x"))});
+      semaphore_wait(sem, 1);
+    })"),
+            "over 2/1");
+  // No rotation (two devices send to 1, none to the others), or a branch on
+  // what the call does not decide: not a bijection, skipped.
+  EXPECT_EQ(barrierVerdict(R"(
+    int pick(int me) { if (me == 0) return 1; return 0; }
+    void k(Semaphore sem) {
+      semaphore_signal(sem, 2, DeviceId{pick(axis_index("x"))});
+      semaphore_wait(sem, 1);
+    })"),
+            "none");
+  EXPECT_EQ(barrierVerdict(R"(
+    int hop(int me, int n, bool far) { if (far) return (me + 2) % n; return (me + 1) % n; }
+    void k(Semaphore sem, bool far) {
+      semaphore_signal(sem, 2, DeviceId{hop(axis_index("x"), axis_size("x"), far)});
       semaphore_wait(sem, 1);
     })"),
             "none");

@@ -42,7 +42,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "dmalint/AnalysisCache.h"
 #include "dmalint/Arguments.h"
+#include "dmalint/Semaphores.h"
 #include "dmalint/AstUtil.h"
 #include <functional>
 
@@ -425,6 +427,38 @@ void Analyzer::indexElementAtoms(const VarDecl *K, State &S) {
 ValueSet Analyzer::atElementIndex(const Expr *Read, ValueSet Values, const State &S) {
   if (Values.empty() || !ElementAtomsMade)
     return Values;
+  // A reference bound to `seq[q]` where q has the value it had there: one
+  // the function never writes, or the counter of a loop that only reads it
+  // whose body declares the reference (bound again in each iteration).
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Read->IgnoreParenImpCasts())) {
+    const auto *Ref = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!Ref || !Ref->getType()->isLValueReferenceType() || !Ref->hasLocalStorage() ||
+        !Ref->getInit() || !Function)
+      return Values;
+    Read = stripWrappers(Ref->getInit());
+    const Expr *Index = nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Read);
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+      Index = Op->getArg(1);
+    else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Read); MC && MC->getNumArgs() == 1)
+      Index = MC->getArg(0);
+    const auto *IndexRef = Index ? dyn_cast<DeclRefExpr>(Index->IgnoreParenImpCasts()) : nullptr;
+    const auto *K = IndexRef ? dyn_cast<VarDecl>(IndexRef->getDecl()) : nullptr;
+    if (!K)
+      return Values;
+    const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
+    bool Kept = Vars.unwritten(K);
+    if (!Kept && ForLoopsByCounter && loopLowerBound(K))
+      if (const ForStmt *F = ForLoopsByCounter->lookup(K); F && F->getBody()) {
+        const SourceManager &SM = Ctx.getSourceManager();
+        SourceRange Body = F->getBody()->getSourceRange();
+        SourceLocation At = Ref->getLocation();
+        Kept = !At.isMacroID() && SM.isBeforeInTranslationUnit(Body.getBegin(), At) &&
+               SM.isBeforeInTranslationUnit(At, Body.getEnd());
+      }
+    if (!Kept)
+      return Values;
+  }
   // `seq[q]` or `seq.at(q)` of a variable.
   const Expr *Object = nullptr, *Index = nullptr;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Read);

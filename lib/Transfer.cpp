@@ -761,7 +761,7 @@ ValueSet Analyzer::eval(const Expr *E, const State &S) {
         return builtAt(Temporary, Path, S);
   }
   if (E->isGLValue())
-    return read(resolve(E, S), S);
+    return atElementIndex(E, read(resolve(E, S), S), S);
   return unknown();
 }
 

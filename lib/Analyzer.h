@@ -441,6 +441,12 @@ public:
   /// read it: no value below it is ever an index of that loop.
   std::optional<int64_t> loopLowerBound(const clang::VarDecl *K) const;
   mutable llvm::DenseMap<const clang::VarDecl *, std::optional<int64_t>> LoopLowerBounds;
+  /// The for statement whose init declares \p K; null for none. The for
+  /// statements of each body that declares a counter asked about are found
+  /// in one walk of it.
+  const clang::ForStmt *forLoopOf(const clang::VarDecl *K) const;
+  mutable llvm::DenseMap<const clang::VarDecl *, const clang::ForStmt *> ForLoopsByCounter;
+  mutable llvm::SmallPtrSet<const clang::Stmt *, 2> BodiesWithLoopsFound;
 
   // ---------------------------------------------- DescriptorModel.cpp ---
   /// \p ReturnPath: where below what the wrapper call \p Site returns.
@@ -883,11 +889,9 @@ public:
   llvm::DenseMap<const clang::Expr *, const clang::LambdaExpr *> Lambdas;
   /// The lambda of each closure type lambdaOf has met (Analyzer::lambdaOf).
   llvm::DenseMap<const clang::CXXRecordDecl *, const clang::LambdaExpr *> ClosureLambdas;
-  /// sequencesIndexedBy, per counter; the for loops by the counter their
-  /// init declares; whether any element atom was made.
+  /// sequencesIndexedBy, per counter; whether any element atom was made.
   llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<const clang::VarDecl *, 1>>
       IndexedSequences;
-  std::optional<llvm::DenseMap<const clang::VarDecl *, const clang::ForStmt *>> ForLoopsByCounter;
   bool ElementAtomsMade = false;
   /// sizeTracked, per local sequence.
   llvm::DenseMap<const clang::VarDecl *, bool> SizeTracked;

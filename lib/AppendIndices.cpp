@@ -54,8 +54,6 @@ namespace dmalint {
 
 namespace {
 
-bool isLoopStmt(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
-
 const DeclRefExpr *mentionOf(const Expr *E, const VarDecl &V) {
   const auto *DRE = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
   return DRE && DRE->getDecl() == &V ? DRE : nullptr;
@@ -146,7 +144,7 @@ private:
       return false;
     if (isa<BreakStmt>(S) && !Nested && !InSwitch)
       return false;
-    bool ChildNested = Nested || isLoopStmt(S);
+    bool ChildNested = Nested || isLoop(S);
     bool ChildInSwitch = InSwitch || isa<SwitchStmt>(S);
     bool ChildDecided = Decided || isa<ConditionalOperator, BinaryConditionalOperator>(S) ||
                         (isa<BinaryOperator>(S) && cast<BinaryOperator>(S)->isLogicalOp()) ||
@@ -291,7 +289,7 @@ static bool elementsStayPut(const VarDecl &V, const ForStmt &F, const Stmt *Body
       }
       At = Inside;
     }
-    bool Loop = isLoopStmt(S);
+    bool Loop = isLoop(S);
     bool Lambda = isa<LambdaExpr>(S);
     Loops += Loop;
     Lambdas += Lambda;
@@ -321,21 +319,7 @@ const llvm::SmallVector<const VarDecl *, 1> &Analyzer::sequencesIndexedBy(const 
   std::optional<int64_t> First = K->getInit() ? constantInt(K->getInit(), Ctx) : std::nullopt;
   if (!Owner || !Owner->getBody() || First != 0 || !K->getType()->isIntegerType())
     return It->second;
-  if (!ForLoopsByCounter) {
-    ForLoopsByCounter.emplace();
-    std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
-      if (!S)
-        return;
-      if (const auto *F = dyn_cast<ForStmt>(S))
-        if (const auto *Decl = dyn_cast_or_null<DeclStmt>(F->getInit()); Decl && Decl->isSingleDecl())
-          if (const auto *VD = dyn_cast<VarDecl>(Decl->getSingleDecl()))
-            (*ForLoopsByCounter)[VD] = F;
-      for (const Stmt *Child : S->children())
-        Find(Child);
-    };
-    Find(Owner->getBody());
-  }
-  const ForStmt *F = ForLoopsByCounter->lookup(K);
+  const ForStmt *F = forLoopOf(K);
   if (!F || !loopLowerBound(K))
     return It->second; // It only grows, only read in the condition and body.
   const auto *Inc = F->getInc() ? dyn_cast<Expr>(F->getInc())->IgnoreParenImpCasts() : nullptr;
@@ -448,8 +432,8 @@ ValueSet Analyzer::atElementIndex(const Expr *Read, ValueSet Values, const State
       return Values;
     const UnwrittenVariables &Vars = AnalysisCache::current().variables(*Function, Api);
     bool Kept = Vars.unwritten(K);
-    if (!Kept && ForLoopsByCounter && loopLowerBound(K))
-      if (const ForStmt *F = ForLoopsByCounter->lookup(K); F && F->getBody()) {
+    if (!Kept && loopLowerBound(K))
+      if (const ForStmt *F = forLoopOf(K); F && F->getBody()) {
         const SourceManager &SM = Ctx.getSourceManager();
         SourceRange Body = F->getBody()->getSourceRange();
         SourceLocation At = Ref->getLocation();

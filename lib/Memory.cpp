@@ -195,6 +195,7 @@ private:
 /// The for statements of a function by the counter their init declares.
 class LoopCounters : public RecursiveASTVisitor<LoopCounters> {
 public:
+  explicit LoopCounters(llvm::DenseMap<const VarDecl *, const ForStmt *> &Loops) : Loops(Loops) {}
   bool VisitForStmt(ForStmt *F) {
     if (const auto *Decl = dyn_cast_or_null<DeclStmt>(F->getInit()))
       if (Decl->isSingleDecl())
@@ -202,9 +203,21 @@ public:
           Loops[VD] = F;
     return true;
   }
-  llvm::DenseMap<const VarDecl *, const ForStmt *> Loops;
+
+private:
+  llvm::DenseMap<const VarDecl *, const ForStmt *> &Loops;
 };
 } // namespace
+
+const ForStmt *Analyzer::forLoopOf(const VarDecl *K) const {
+  const auto *Owner = dyn_cast<FunctionDecl>(K->getDeclContext());
+  const Stmt *Body = Owner ? Owner->getBody() : nullptr;
+  if (!Body)
+    return nullptr;
+  if (BodiesWithLoopsFound.insert(Body).second)
+    LoopCounters(ForLoopsByCounter).TraverseStmt(const_cast<Stmt *>(Body));
+  return ForLoopsByCounter.lookup(K);
+}
 
 std::optional<int64_t> Analyzer::loopLowerBound(const VarDecl *K) const {
   auto [It, Inserted] = LoopLowerBounds.try_emplace(K);
@@ -214,12 +227,9 @@ std::optional<int64_t> Analyzer::loopLowerBound(const VarDecl *K) const {
   std::optional<int64_t> First = K->getInit() ? constantInt(K->getInit(), Ctx) : std::nullopt;
   if (!Owner || !Owner->getBody() || !First || !K->getType()->isIntegerType())
     return std::nullopt;
-  LoopCounters Find;
-  Find.TraverseStmt(Owner->getBody());
-  auto Loop = Find.Loops.find(K);
-  if (Loop == Find.Loops.end())
+  const ForStmt *F = forLoopOf(K);
+  if (!F)
     return std::nullopt;
-  const ForStmt *F = Loop->second;
   // It only grows: `++k`, `k++`, `k += c` with a constant c >= 0.
   const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts() : nullptr;
   auto IsK = [&](const Expr *E) {

@@ -694,8 +694,6 @@ bool actsOnMade(const CXXMemberCallExpr *Use, const Expr *Made, const UnwrittenV
          V->getInit() && stripWrappers(V->getInit()) == Made && Vars.keepsObject(V);
 }
 
-bool isLoop(const Stmt *S) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S); }
-
 bool contains(const Stmt *Outer, const Stmt *S, const ParentMap &PM) {
   for (; S; S = PM.getParent(S))
     if (S == Outer)

@@ -7,6 +7,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
@@ -100,6 +101,11 @@ unsigned mentionsOf(const clang::ValueDecl *D, const clang::Stmt *S);
 /// The body of the loop \p Loop (a for, range-for, while or do statement);
 /// null for any other statement.
 const clang::Stmt *loopBody(const clang::Stmt *Loop);
+/// Whether \p S is a for, range-for, while or do statement.
+inline bool isLoop(const clang::Stmt *S) {
+  return llvm::isa_and_nonnull<clang::ForStmt, clang::WhileStmt, clang::DoStmt,
+                               clang::CXXForRangeStmt>(S);
+}
 
 /// What the one return statement of \p FD returns, without wrappers
 /// (stripWrappers): the construction each call makes when it is one. Null

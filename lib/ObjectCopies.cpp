@@ -243,13 +243,40 @@ static std::optional<SummaryBuffer> throughMember(const SummaryBuffer &Member,
   return Out;
 }
 
-void resolveOwnMembers(ProtocolSummary &P) {
-  auto InitOf = [&](const FieldDecl *F) -> const MemberInit * {
-    for (const MemberInit &I : P.MemberInits)
-      if (I.Field == F)
-        return &I;
-    return nullptr;
+/// What a constructor set the member \p F to, among \p Inits.
+static const MemberInit *memberInitOf(llvm::ArrayRef<MemberInit> Inits, const FieldDecl *F) {
+  for (const MemberInit &I : Inits)
+    if (I.Field == F)
+      return &I;
+  return nullptr;
+}
+
+/// \p R with each member it names replaced by what \p Inits set it to (in
+/// the constructor's terms, \p By after the call's); false, and \p R partly
+/// rewritten, where one is not set so.
+static bool copyThroughMembers(ReturnedCopy &R, llvm::ArrayRef<MemberInit> Inits, unsigned By) {
+  auto Semaphore = [&](SummarySemaphore &S) {
+    if (!S.Member)
+      return true;
+    const MemberInit *Init = memberInitOf(Inits, S.Member);
+    std::optional<SummarySemaphore> Named = Init ? throughMember(S, *Init, By) : std::nullopt;
+    if (Named)
+      S = std::move(*Named);
+    return Named.has_value();
   };
+  auto Buffer = [&](std::optional<SummaryBuffer> &B) {
+    if (!B || !B->Member)
+      return true;
+    const MemberInit *Init = memberInitOf(Inits, B->Member);
+    B = Init ? throughMember(*B, *Init, By) : std::nullopt;
+    return B.has_value();
+  };
+  return Semaphore(R.Receive) && Buffer(R.Target) && Buffer(R.Source) &&
+         (!R.Send || Semaphore(*R.Send));
+}
+
+void resolveOwnMembers(ProtocolSummary &P) {
+  auto InitOf = [&](const FieldDecl *F) { return memberInitOf(P.MemberInits, F); };
   auto Semaphore = [&](SummarySemaphore &S) {
     if (!S.Member)
       return true;
@@ -269,13 +296,10 @@ void resolveOwnMembers(ProtocolSummary &P) {
   llvm::erase_if(P.Stored, [&](StoredCopy &S) {
     return !Semaphore(S.Copy.Receive) || !Buffer(S.Copy.Target) || !Buffer(S.Copy.Source);
   });
-  if (P.Returned && (!Semaphore(P.Returned->Receive) || !Buffer(P.Returned->Target) ||
-                     !Buffer(P.Returned->Source) ||
-                     (P.Returned->Send && !Semaphore(*P.Returned->Send))))
+  if (P.Returned && !copyThroughMembers(*P.Returned, P.MemberInits, 0))
     P.Returned.reset();
   for (auto &[Kind, R] : P.ReturnedPicked)
-    if (!Semaphore(R.Receive) || !Buffer(R.Target) || !Buffer(R.Source) ||
-        (R.Send && !Semaphore(*R.Send))) {
+    if (!copyThroughMembers(R, P.MemberInits, 0)) {
       P.ReturnedPicked.clear();
       break;
     }
@@ -826,37 +850,8 @@ Analyzer::throughObjectMembers(const CXXMemberCallExpr &Call, const ReturnedCopy
   std::optional<ConstructedObject> Object = constructedObject(Call);
   if (!Object || Object->Within)
     return std::nullopt;
-  unsigned By = Args.size();
-  auto InitOf = [&](const FieldDecl *F) -> const MemberInit * {
-    for (const MemberInit &I : Object->Constructor->MemberInits)
-      if (I.Field == F)
-        return &I;
-    return nullptr;
-  };
-  bool Named = true;
-  auto Semaphore = [&](SummarySemaphore &S) {
-    if (!S.Member)
-      return;
-    const MemberInit *Init = InitOf(S.Member);
-    std::optional<SummarySemaphore> Through = Init ? throughMember(S, *Init, By) : std::nullopt;
-    if (Through)
-      S = std::move(*Through);
-    Named &= Through.has_value();
-  };
-  auto Buffer = [&](std::optional<SummaryBuffer> &B) {
-    if (!B || !B->Member)
-      return;
-    const MemberInit *Init = InitOf(B->Member);
-    B = Init ? throughMember(*B, *Init, By) : std::nullopt;
-    Named &= B.has_value();
-  };
   ReturnedCopy Out = R;
-  Semaphore(Out.Receive);
-  if (Out.Send)
-    Semaphore(*Out.Send);
-  Buffer(Out.Source);
-  Buffer(Out.Target);
-  if (!Named)
+  if (!copyThroughMembers(Out, Object->Constructor->MemberInits, Args.size()))
     return std::nullopt;
   Args.append(Object->Args.begin(), Object->Args.end());
   return Out;
@@ -881,12 +876,8 @@ ProtocolSummary Analyzer::atObject(const Expr *Call, const ProtocolSummary &Summ
           return &S.Copy;
     return nullptr;
   };
-  auto InitOf = [&](const FieldDecl *F) -> const MemberInit * {
-    if (Object)
-      for (const MemberInit &I : Object->Constructor->MemberInits)
-        if (I.Field == F)
-          return &I;
-    return nullptr;
+  auto InitOf = [&](const FieldDecl *F) {
+    return Object ? memberInitOf(Object->Constructor->MemberInits, F) : nullptr;
   };
   auto Semaphore = [&](const SummarySemaphore &S) -> std::optional<SummarySemaphore> {
     if (!S.Member || OnThis)

@@ -711,15 +711,9 @@ void Analyzer::inlineHandedLambda(const LambdaExpr *Lambda, const FunctionDecl *
           : nullptr;
   bool RunsAtCall = InPlace || (Run && *Run);
   // `when(kPrefetch, ...)` with a constant flag runs it, or never does.
-  std::optional<bool> Runs = InPlace ? runsInPlace(Callee, Args, Arg, Ctx) : std::nullopt;
-  if (!InPlace && RunsAtCall) {
-    bool Value = false;
-    const Expr *Flag = (*Run)->Flag && *(*Run)->Flag < Args.size() ? Args[*(*Run)->Flag] : nullptr;
-    if (!(*Run)->Flag)
-      Runs = true;
-    else if (Flag && !Flag->isValueDependent() && Flag->EvaluateAsBooleanCondition(Value, Ctx))
-      Runs = Value == (*Run)->Positive;
-  }
+  std::optional<bool> Runs = InPlace      ? runsInPlace(Callee, Args, Arg, Ctx)
+                             : RunsAtCall ? runDecided(**Run, Args, Ctx)
+                                          : std::nullopt;
   if (Runs && !*Runs)
     return;
   // `when(r, [&] { ... })`: it runs where the argument for the flag holds

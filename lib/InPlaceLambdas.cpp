@@ -285,14 +285,18 @@ std::optional<bool> runsInPlace(const FunctionDecl *Callee, llvm::ArrayRef<const
                                 unsigned Arg, const ASTContext &Ctx) {
   if (!inPlaceLambdaArgument(Callee, Args, Arg))
     return std::nullopt;
-  const std::optional<InPlaceRun> &Run = AnalysisCache::current().inPlaceRun(*Callee, Arg);
-  if (!Run->Flag)
+  return runDecided(*AnalysisCache::current().inPlaceRun(*Callee, Arg), Args, Ctx);
+}
+
+std::optional<bool> runDecided(const InPlaceRun &Run, llvm::ArrayRef<const Expr *> Args,
+                               const ASTContext &Ctx) {
+  if (!Run.Flag)
     return true;
-  const Expr *Cond = *Run->Flag < Args.size() ? Args[*Run->Flag] : nullptr;
+  const Expr *Cond = *Run.Flag < Args.size() ? Args[*Run.Flag] : nullptr;
   bool Value = false;
   if (!Cond || Cond->isValueDependent() || !Cond->EvaluateAsBooleanCondition(Value, Ctx))
     return std::nullopt;
-  return Value == Run->Positive;
+  return Value == Run.Positive;
 }
 
 } // namespace dmalint

@@ -67,6 +67,12 @@ const clang::CallExpr *inPlaceCall(const clang::LambdaExpr &L, const clang::Pare
 const clang::Expr *inPlaceConditionAt(const clang::CallExpr &Call, const clang::LambdaExpr &L,
                                       bool &Positive);
 
+/// Whether a call with \p Args of a function that runs a parameter as \p Run
+/// says runs it, when that is known at the call (the flag's argument a
+/// constant, or no flag). None otherwise.
+std::optional<bool> runDecided(const InPlaceRun &Run, llvm::ArrayRef<const clang::Expr *> Args,
+                               const clang::ASTContext &Ctx);
+
 /// For a call of \p Callee with \p Args whose argument \p Arg is a lambda it
 /// runs in place: whether it runs, when that is known at the call (the
 /// flag's argument a constant, or no flag). None otherwise.

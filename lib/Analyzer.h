@@ -201,6 +201,15 @@ public:
                                      clang::BinaryOperatorKind Op);
   std::map<std::tuple<const clang::Expr *, const clang::Expr *, unsigned>, const clang::Expr *>
       BuiltComparisons;
+  /// After \p VD is set to \p Value (its initialiser, or a plain
+  /// assignment): where Value is a constant c and VD an integer local the
+  /// function may write, the path knows the atom `VD == c`. A value that
+  /// reaches a loop's head only from before the loop then assumes the
+  /// counter's first value (`prev` a placeholder until `if (step > 0)
+  /// prev.wait_send(); prev = remote(...);` replaces it).
+  void learnConstantValue(const clang::VarDecl *VD, const clang::Expr *Value, State &S);
+  /// A reference to a variable as if written in this function, one each.
+  llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> BuiltReferences;
   /// What replaces a parameter in withArguments: nullopt, it stays; null,
   /// it cannot be replaced; else the expression in its place.
   using ParameterArgument =
@@ -843,6 +852,9 @@ public:
     /// EqualityAtoms), `x < c` or `x > c`. An index known to fail it names
     /// no element it excludes (excludedIndex).
     std::optional<ConstantComparison> Compared;
+    /// The atom is `x == c` where the path last set the variable x to c
+    /// (learnConstantValue), not a branch's test of it.
+    bool WrittenValue = false;
     /// The atom is `member == value` for a member of `*this` the function
     /// never writes (objectMemberTest).
     std::optional<ObjectFact> ObjectMember;

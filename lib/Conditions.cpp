@@ -252,6 +252,40 @@ bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetN
 }
 } // namespace
 
+void Analyzer::learnConstantValue(const VarDecl *VD, const Expr *Value, State &S) {
+  QualType T = VD->getType();
+  if (!Function || !Value || !VD->hasLocalStorage() || T->isReferenceType() ||
+      T.isConstQualified() || T.isVolatileQualified() || T->isBooleanType() ||
+      !T->isIntegralOrEnumerationType() || Value->isValueDependent())
+    return;
+  std::optional<int64_t> Constant = constantInt(Value, Ctx);
+  if (!Constant)
+    return;
+  // x's profile as a condition reading it has it (canonicalComparison).
+  llvm::FoldingSetNodeID Subject;
+  const Expr *&Reference = BuiltReferences[VD];
+  if (!Reference)
+    Reference = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(), SourceLocation(),
+                                    const_cast<VarDecl *>(VD), /*RefersToEnclosing=*/false,
+                                    VD->getLocation(), T.getNonReferenceType(), VK_LValue);
+  Reference->Profile(Subject, Ctx, /*Canonical=*/true);
+  // An atom of its own, not the one `x == c` written in a branch is: it
+  // compares as that one does (comparisonsAgree), but names no element
+  // (indexFacts) and has no siblings to refute, so what a read `a[x]`
+  // resolves to is what it was before x's value was known.
+  llvm::FoldingSetNodeID Profile;
+  Profile.AddInteger(0x3d76);
+  equalityProfile(Subject, *Constant, Profile);
+  auto [Id, New] = internAtom(Profile);
+  if (New) {
+    Atoms[Id].Compared = ConstantComparison{Subject, *Constant, ConstantComparison::Equal};
+    Atoms[Id].WrittenValue = true;
+    Atoms[Id].Vars.push_back(VD);
+    AtomsByVar[VD].push_back(Id); // The next write forgets it (invalidateVar).
+  }
+  S.Facts.add(Fact{Id, true});
+}
+
 bool Analyzer::steadyCondition(const Expr *E, const UnwrittenVariables &Vars) const {
   llvm::SmallVector<const VarDecl *, 2> Read;
   return collectAtomVars(E, Read) &&

@@ -146,6 +146,8 @@ Analyzer::indexFacts(const Expr *Index, const State &S) const {
   const auto *Param = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   for (const Fact &F : S.Facts) {
     const AtomInfo &Info = Atoms[F.Atom];
+    if (Info.WrittenValue)
+      continue; // Not a test: it leaves a[x] every element (learnConstantValue).
     if (Info.Compared) {
       if (!Profile) {
         Profile.emplace();

@@ -125,6 +125,8 @@ void Analyzer::transfer(const Stmt *St, State &S, bool Report, unsigned Depth) {
       assignFlag(BO, S); // `i.remote = true;`, `i.kind = Kind::kRemote;`
     if (const VarDecl *VD = writtenVar(BO->getLHS())) {
       invalidateVar(VD, S);
+      if (BO->getOpcode() == BO_Assign)
+        learnConstantValue(VD, BO->getRHS(), S);
       // `remote = d.is_remote();`, `s.remote = far;`: a test kept.
       if (BO->getOpcode() == BO_Assign && BO->getLHS()->getType()->isBooleanType())
         if (std::optional<Location> Key = guardKey(BO->getLHS());
@@ -254,8 +256,10 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
     rememberTest(VD, Location::variable(VD), Init, S);
     return;
   }
-  if (Types.shapeOf(T).Kind == Shape::None)
+  if (Types.shapeOf(T).Kind == Shape::None) {
+    learnConstantValue(VD, Init, S);
     return;
+  }
   initialize(Here, T, Init, S, Report, Depth);
   if (T->isPointerType())
     noteConditionalBinding(VD, Init);

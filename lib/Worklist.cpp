@@ -344,11 +344,21 @@ State Analyzer::runCFG(const CFG &G, State Entry, bool Report, unsigned Depth) {
   Queued[0] = true;
 
   // For developers: the converged state at the start of each block.
-  auto DebugState = [](const CFGBlock &B, const State &S) {
+  auto DebugState = [this](const CFGBlock &B, const State &S) {
     static const bool Debug = std::getenv("DMALINT_DEBUG_STATES") != nullptr;
     if (!Debug)
       return;
     llvm::errs() << "B" << B.getBlockID() << ":";
+    // The facts the path knows, each atom with the condition it stands for.
+    for (const Fact &F : S.Facts) {
+      llvm::errs() << " " << (F.Holds ? "" : "!") << "a" << F.Atom;
+      if (F.Atom < Atoms.size() && Atoms[F.Atom].Cond) {
+        llvm::errs() << "(";
+        Atoms[F.Atom].Cond->printPretty(llvm::errs(), nullptr, Ctx.getPrintingPolicy());
+        llvm::errs() << ")";
+      }
+    }
+    llvm::errs() << " |";
     for (auto &[L, C] : S.Cells) {
       llvm::errs() << " " << L.str() << "={";
       for (const Value &V : C.Values.values())

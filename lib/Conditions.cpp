@@ -255,19 +255,29 @@ bool canonicalComparison(const Expr *E, const ASTContext &Ctx, llvm::FoldingSetN
 void Analyzer::learnConstantValue(const VarDecl *VD, const Expr *Value, State &S) {
   QualType T = VD->getType();
   if (!Function || !Value || !VD->hasLocalStorage() || T->isReferenceType() ||
-      T.isConstQualified() || T.isVolatileQualified() || T->isBooleanType() ||
-      !T->isIntegralOrEnumerationType() || Value->isValueDependent())
+      T.isConstQualified() || T.isVolatileQualified() || !T->isIntegralOrEnumerationType() ||
+      Value->isValueDependent())
     return;
-  std::optional<int64_t> Constant = constantInt(Value, Ctx);
-  if (!Constant)
-    return;
-  // x's profile as a condition reading it has it (canonicalComparison).
-  llvm::FoldingSetNodeID Subject;
   const Expr *&Reference = BuiltReferences[VD];
   if (!Reference)
     Reference = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(), SourceLocation(),
                                     const_cast<VarDecl *>(VD), /*RefersToEnclosing=*/false,
                                     VD->getLocation(), T.getNonReferenceType(), VK_LValue);
+  if (T->isBooleanType()) {
+    // `bool remote = false;` ... `remote = true;` beside the remote copy:
+    // the atom `if (remote)` tests, known on this path.
+    std::optional<bool> Constant = constantCondition(Value);
+    bool Positive = true;
+    std::optional<AtomId> Atom = Constant ? atomFor(Reference, Positive) : std::nullopt;
+    if (Atom && Atoms[*Atom].Vars.size() == 1 && Atoms[*Atom].Vars[0] == VD)
+      S.Facts.add(Fact{*Atom, *Constant == Positive});
+    return;
+  }
+  std::optional<int64_t> Constant = constantInt(Value, Ctx);
+  if (!Constant)
+    return;
+  // x's profile as a condition reading it has it (canonicalComparison).
+  llvm::FoldingSetNodeID Subject;
   Reference->Profile(Subject, Ctx, /*Canonical=*/true);
   // An atom of its own, not the one `x == c` written in a branch is: it
   // compares as that one does (comparisonsAgree), but names no element

@@ -254,6 +254,7 @@ void Analyzer::declare(const VarDecl *VD, State &S, bool Report, unsigned Depth)
   }
   if (T->isBooleanType() && Init) {
     rememberTest(VD, Location::variable(VD), Init, S);
+    learnConstantValue(VD, Init, S);
     return;
   }
   if (Types.shapeOf(T).Kind == Shape::None) {

@@ -456,7 +456,15 @@ public:
   /// statements of each body that declares a counter asked about are found
   /// in one walk of it.
   const clang::ForStmt *forLoopOf(const clang::VarDecl *K) const;
+  /// Whether the body that declares the integer local \p K compares it with
+  /// a constant (or tests it for truth) other than in the condition of the
+  /// for loop that declares it: where its value set by a constant can
+  /// decide something (learnConstantValue).
+  bool comparedWithConstant(const clang::VarDecl *K) const;
+  /// The walk of the body that declares \p K both of those answer from.
+  void walkLoops(const clang::VarDecl *K) const;
   mutable llvm::DenseMap<const clang::VarDecl *, const clang::ForStmt *> ForLoopsByCounter;
+  mutable llvm::DenseSet<const clang::VarDecl *> ComparedWithConstants;
   mutable llvm::SmallPtrSet<const clang::Stmt *, 2> BodiesWithLoopsFound;
 
   // ---------------------------------------------- DescriptorModel.cpp ---

@@ -274,7 +274,9 @@ void Analyzer::learnConstantValue(const VarDecl *VD, const Expr *Value, State &S
     return;
   }
   std::optional<int64_t> Constant = constantInt(Value, Ctx);
-  if (!Constant)
+  // Only where a comparison can use it: each fact a path knows makes its
+  // values apart from the other paths' where they meet.
+  if (!Constant || !comparedWithConstant(VD))
     return;
   // x's profile as a condition reading it has it (canonicalComparison).
   llvm::FoldingSetNodeID Subject;
@@ -494,6 +496,14 @@ void Analyzer::invalidateVar(const VarDecl *VD, State &S) {
   if (It == AtomsByVar.end())
     return;
   for (AtomId Id : It->second) {
+    if (Atoms[Id].WrittenValue) {
+      // What the variable was last set to says nothing once it is set
+      // again: forgotten, not retired (no value is kept apart by it).
+      S.Facts.erase(Id);
+      for (auto &[L, C] : S.Cells)
+        C.Values.forget(Id);
+      continue;
+    }
     // A bool assigned this condition holds its old value.
     for (auto G = S.Guards.begin(); G != S.Guards.end();)
       G = G->second.Alias == Id ? S.Guards.erase(G) : std::next(G);

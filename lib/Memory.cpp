@@ -194,31 +194,69 @@ private:
   llvm::SmallPtrSet<const DeclRefExpr *, 8> Mentions, Reads;
 };
 
-/// The for statements of a function by the counter their init declares.
+/// The for statements of a function by the counter their init declares,
+/// and the integer locals it compares with a constant (`step > 0`, `k ==
+/// 2`, `if (k)`) other than in the condition of the loop that counts them.
 class LoopCounters : public RecursiveASTVisitor<LoopCounters> {
 public:
-  explicit LoopCounters(llvm::DenseMap<const VarDecl *, const ForStmt *> &Loops) : Loops(Loops) {}
+  LoopCounters(llvm::DenseMap<const VarDecl *, const ForStmt *> &Loops,
+               llvm::DenseSet<const VarDecl *> &Compared, const ASTContext &Ctx)
+      : Loops(Loops), Compared(Compared), Ctx(Ctx) {}
   bool VisitForStmt(ForStmt *F) {
     if (const auto *Decl = dyn_cast_or_null<DeclStmt>(F->getInit()))
       if (Decl->isSingleDecl())
-        if (const auto *VD = dyn_cast<VarDecl>(Decl->getSingleDecl()))
+        if (const auto *VD = dyn_cast<VarDecl>(Decl->getSingleDecl())) {
           Loops[VD] = F;
+          if (F->getCond())
+            OwnConditions.insert(F->getCond()->IgnoreParenImpCasts());
+        }
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (!BO->isComparisonOp() || OwnConditions.contains(BO))
+      return true;
+    for (auto [Side, Other] : {std::pair(BO->getLHS(), BO->getRHS()),
+                               std::pair(BO->getRHS(), BO->getLHS())})
+      if (const VarDecl *VD = local(Side); VD && constantInt(Other, Ctx))
+        Compared.insert(VD);
+    return true;
+  }
+  bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
+    if (E->getCastKind() == CK_IntegralToBoolean)
+      if (const VarDecl *VD = local(E->getSubExpr()))
+        Compared.insert(VD);
     return true;
   }
 
 private:
+  static const VarDecl *local(const Expr *E) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    return VD && VD->hasLocalStorage() ? VD : nullptr;
+  }
   llvm::DenseMap<const VarDecl *, const ForStmt *> &Loops;
+  llvm::DenseSet<const VarDecl *> &Compared;
+  llvm::SmallPtrSet<const Expr *, 8> OwnConditions;
+  const ASTContext &Ctx;
 };
 } // namespace
 
-const ForStmt *Analyzer::forLoopOf(const VarDecl *K) const {
+void Analyzer::walkLoops(const VarDecl *K) const {
   const auto *Owner = dyn_cast<FunctionDecl>(K->getDeclContext());
   const Stmt *Body = Owner ? Owner->getBody() : nullptr;
-  if (!Body)
-    return nullptr;
-  if (BodiesWithLoopsFound.insert(Body).second)
-    LoopCounters(ForLoopsByCounter).TraverseStmt(const_cast<Stmt *>(Body));
+  if (Body && BodiesWithLoopsFound.insert(Body).second)
+    LoopCounters(ForLoopsByCounter, ComparedWithConstants, Ctx)
+        .TraverseStmt(const_cast<Stmt *>(Body));
+}
+
+const ForStmt *Analyzer::forLoopOf(const VarDecl *K) const {
+  walkLoops(K);
   return ForLoopsByCounter.lookup(K);
+}
+
+bool Analyzer::comparedWithConstant(const VarDecl *K) const {
+  walkLoops(K);
+  return ComparedWithConstants.contains(K);
 }
 
 std::optional<int64_t> Analyzer::loopLowerBound(const VarDecl *K) const {

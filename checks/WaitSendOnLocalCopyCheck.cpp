@@ -11,8 +11,9 @@ namespace dmalint::checks {
 
 void WaitSendOnLocalCopyCheck::registerDmaMatchers(DmaMatchers &Matchers) {
   // Direct wait_sends, and calls that hand a local copy to a helper that
-  // waits its send side: any function that touches the API.
-  Matchers.add<FunctionDecl, definitionUsingApi>("function");
+  // waits its send side: any function that touches the API, or calls one
+  // that does (`stage.finish_send()` on an object a constructor built).
+  Matchers.add<FunctionDecl, definitionReachingApi>("function");
 }
 
 /// Where a call is best pointed at: the called name.
@@ -49,6 +50,8 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
   for (const DescriptorUse &Use : Analysis->WaitSends) {
     const auto *Member = cast<MemberExpr>(Use.Call->getCallee()->IgnoreParens());
     KindVerdict Local = Analysis->localOriginsAt(Use);
+    if (Analysis->judgedAtCalls(Use, Local))
+      continue;
     if (Local.Origins.empty()) {
       // Reached, and no local copy: proven fine, unless it cannot tell.
       if (!Local.AnyUnknown)

@@ -927,6 +927,12 @@ public:
   /// By wait_send call: its object's receive side was waited since its last
   /// start on every path the report sweep met it on.
   llvm::DenseMap<const clang::Expr *, bool> ReceivedBefore;
+  /// Whether the copies \p RD's class summary lists at \p Path of its
+  /// objects are what its constructors store there, each constructor one
+  /// kind, and both kinds occur: a member function's wait_send there is
+  /// right for some objects and wrong for others, judged at each call on
+  /// the object's own copies (FunctionAnalysis::judgedAtCalls).
+  bool constructorsDecideKind(const clang::CXXRecordDecl &RD, const AccessPath &Path);
 };
 
 template <typename Fn>

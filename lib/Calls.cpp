@@ -399,6 +399,44 @@ void Analyzer::initializeMemberFlags(const FunctionSummary &Summary,
   }
 }
 
+bool Analyzer::constructorsDecideKind(const CXXRecordDecl &RD, const AccessPath &Path) {
+  const ClassSummary *Members = Summaries ? Summaries->members(RD) : nullptr;
+  if (!Members || Members->Incomplete)
+    return false;
+  auto Listed = llvm::find_if(Members->Members,
+                              [&](const PathValues &PV) { return PV.Path == Path; });
+  if (Listed == Members->Members.end() || Listed->Values.Unknown ||
+      !Listed->Values.FromParams.empty())
+    return false;
+  llvm::SmallVector<const Expr *, 4> ConstructorSites;
+  bool Kinds[2] = {false, false};
+  for (const CXXConstructorDecl *Ctor : RD.ctors()) {
+    const FunctionDecl *Definition = nullptr;
+    if (!Ctor->hasBody(Definition) || Ctor->isCopyOrMoveConstructor())
+      continue;
+    const FunctionSummary *Summary = Summaries->function(*Definition);
+    if (!Summary)
+      return false;
+    for (const PathValues &PV : Summary->ObjectStores) {
+      if (!(PV.Path == Path))
+        continue;
+      std::optional<Remoteness> One;
+      for (const auto &[Site, Kind] : PV.Values.Built) {
+        if (Kind == Remoteness::Unknown || (One && *One != Kind))
+          return false;
+        One = Kind;
+        ConstructorSites.push_back(Site);
+      }
+      if (One)
+        Kinds[*One == Remoteness::Remote] = true;
+    }
+  }
+  // Both kinds, and nothing but what the constructors store there.
+  return Kinds[0] && Kinds[1] && llvm::all_of(Listed->Values.Built, [&](const auto &Built) {
+           return llvm::is_contained(ConstructorSites, Built.first);
+         });
+}
+
 void Analyzer::recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee,
                                     const Expr *Arg, unsigned Param, const ValueSet &VS,
                                     const SendWaitRequirement &Inner) {
@@ -498,8 +536,13 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
             addLocation(At, L.child(R.Path.anyElement().steps()));
           VS = read(At, S);
         }
-        // Copies a class summary brought in are reported where they were built.
-        VS.filter([&](const Value &V) { return !Out.Origins[V.Origin].Imported; });
+        // Copies a class summary brought in are judged in the member
+        // function, unless each constructor decides their kind there: then
+        // the member function leaves them to its callers (judgedAtCalls),
+        // and the object's own copies are judged here.
+        const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+        if (Index != ~0u || !Method || !constructorsDecideKind(*Method->getParent(), R.Path))
+          VS.filter([&](const Value &V) { return !Out.Origins[V.Origin].Imported; });
         // Only where the arguments make the callee's parameter facts hold
         // (`finish(d, p != me)` with d local only where p == me): the
         // copies made on the other paths are not reached.

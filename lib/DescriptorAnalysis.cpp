@@ -144,8 +144,12 @@ void Analyzer::run(const FunctionDecl &FD) {
         if (Inserted)
           It->second.Values = FromObject(PV.Path);
         ValueSet Stored;
-        for (auto &[Site, Kind] : PV.Values.Built)
-          Stored.unionWith(ValueSet::of(importedValue(Site, Kind)));
+        bool ByConstructor = constructorsDecideKind(*ObjectClass, PV.Path);
+        for (auto &[Site, Kind] : PV.Values.Built) {
+          Value V = importedValue(Site, Kind);
+          Out.Origins[V.Origin].ByConstructor = ByConstructor;
+          Stored.unionWith(ValueSet::of(V));
+        }
         // A parameter of another member function: unknown here.
         if (PV.Values.Unknown || !PV.Values.FromParams.empty())
           Stored.unionWith(unknown());

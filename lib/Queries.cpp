@@ -50,6 +50,11 @@ KindVerdict FunctionAnalysis::verdict(const ValueSet &Values, Remoteness Kind) c
   return V;
 }
 
+bool FunctionAnalysis::judgedAtCalls(const DescriptorUse &Use, const KindVerdict &Local) const {
+  return !Local.All && !Local.Origins.empty() &&
+         llvm::all_of(Local.Origins, [&](OriginId Id) { return Origins[Id].ByConstructor; });
+}
+
 std::vector<OriginId> FunctionAnalysis::unusedConstructions() const {
   std::vector<OriginId> Unused;
   for (OriginId Id = 1; Id < Origins.size(); ++Id) {

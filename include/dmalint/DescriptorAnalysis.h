@@ -56,6 +56,10 @@ struct OriginInfo {
   /// What `*this` brings at a private member, which the class summary
   /// already describes: it says nothing more of its kind (Queries.cpp).
   bool Covered = false;
+  /// A copy the class summary lists at a member of `*this` whose kind each
+  /// constructor decides (one kind per constructor, no other store there):
+  /// which one an object holds is for the calls on it to judge.
+  bool ByConstructor = false;
   /// Set instead for a copy a helper of the translation unit starts and may
   /// leave in flight (ProtocolSummary): the call is Site, and this is
   /// 1 + its index in FunctionAnalysis::ProtocolCalls, with the index of the
@@ -385,6 +389,11 @@ struct FunctionAnalysis {
   KindVerdict localOriginsAt(const DescriptorUse &Use) const {
     return verdict(Use.Values, Remoteness::Local);
   }
+  /// Whether a maybe at \p Use (a wait_send on a member of `*this`) comes
+  /// only from the copies the class summary lists for that member, of both
+  /// kinds: which one an object holds is its callers' to judge, as for a
+  /// parameter (Calls.cpp, classMayHoldOthers), not this function's.
+  bool judgedAtCalls(const DescriptorUse &Use, const KindVerdict &Local) const;
   /// Copies built in this function that on every path from their
   /// construction are neither started, waited nor escape.
   std::vector<OriginId> unusedConstructions() const;

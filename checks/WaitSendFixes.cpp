@@ -34,6 +34,8 @@ Placement asBodyStatement(const Stmt *Current, const Stmt *Parent) {
     IsBody = While->getBody() == Current;
   else if (const auto *Do = dyn_cast<DoStmt>(Parent))
     IsBody = Do->getBody() == Current;
+  else if (const auto *Case = dyn_cast<SwitchCase>(Parent)) // `case 1: d.wait_send();`
+    IsBody = Case->getSubStmt() == Current;
   if (!IsBody)
     return {};
   return {Current, Parent};
@@ -237,6 +239,10 @@ bool repeatable(const Expr *E, ASTContext &Ctx) {
     return repeatable(ASE->getBase(), Ctx) && !ASE->getIdx()->HasSideEffects(Ctx, true);
   if (const auto *UO = dyn_cast<UnaryOperator>(E))
     return UO->getOpcode() == UO_Deref && repeatable(UO->getSubExpr(), Ctx);
+  // `(r ? loc : rmt).wait_send()`: the same choice again.
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+    return !CO->getCond()->HasSideEffects(Ctx, true) && repeatable(CO->getTrueExpr(), Ctx) &&
+           repeatable(CO->getFalseExpr(), Ctx);
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
     OverloadedOperatorKind K = Op->getOperator();
     if ((K != OO_Arrow && K != OO_Star && K != OO_Subscript) || Op->getNumArgs() == 0)

@@ -83,8 +83,12 @@ void WaitSendOnLocalCopyCheck::check(const MatchFinder::MatchResult &Result) {
                       Name);
     reached(C.Loc, std::move(C));
   }
+  // A function that reaches the API only through the calls it makes is
+  // here for the objects whose constructor decided their copy's kind.
+  bool UsesApi = definitionUsingApi(*Function, Ctx, *Api);
   for (const HelperWaitSend &Helper : Analysis->HelperWaitSends)
-    reportHelperCall(Helper, *Analysis, Ctx);
+    if (UsesApi || Helper.ByConstructor)
+      reportHelperCall(Helper, *Analysis, Ctx);
 }
 
 void WaitSendOnLocalCopyCheck::reportHelperCall(const HelperWaitSend &Helper,

@@ -733,7 +733,7 @@ public:
                              const LocationList &Object, State &S);
   void recordHelperWaitSend(const clang::Expr *Call, const clang::FunctionDecl *Callee,
                             const clang::Expr *Arg, unsigned Param, const ValueSet &VS,
-                            const SendWaitRequirement &Inner);
+                            const SendWaitRequirement &Inner, bool ByConstructor = false);
 
   // -------------------------------------------- ProtocolSummaries.cpp ---
   /// A call of a helper with a ProtocolSummary: the copies it may leave in

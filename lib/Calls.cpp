@@ -439,12 +439,13 @@ bool Analyzer::constructorsDecideKind(const CXXRecordDecl &RD, const AccessPath 
 
 void Analyzer::recordHelperWaitSend(const Expr *Call, const FunctionDecl *Callee,
                                     const Expr *Arg, unsigned Param, const ValueSet &VS,
-                                    const SendWaitRequirement &Inner) {
+                                    const SendWaitRequirement &Inner, bool ByConstructor) {
   auto It = llvm::find_if(Out.HelperWaitSends, [&](const HelperWaitSend &H) {
     return H.Call == Call && H.Param == Param;
   });
   if (It == Out.HelperWaitSends.end())
-    Out.HelperWaitSends.push_back(HelperWaitSend{Call, Callee, Arg, Param, VS, Inner});
+    Out.HelperWaitSends.push_back(
+        HelperWaitSend{Call, Callee, Arg, Param, VS, Inner, ByConstructor});
   else
     It->Values.unionWith(VS);
 }
@@ -541,7 +542,9 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
         // the member function leaves them to its callers (judgedAtCalls),
         // and the object's own copies are judged here.
         const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
-        if (Index != ~0u || !Method || !constructorsDecideKind(*Method->getParent(), R.Path))
+        bool ByConstructor = Index == ~0u && Method &&
+                             constructorsDecideKind(*Method->getParent(), R.Path);
+        if (!ByConstructor)
           VS.filter([&](const Value &V) { return !Out.Origins[V.Origin].Imported; });
         // Only where the arguments make the callee's parameter facts hold
         // (`finish(d, p != me)` with d local only where p == me): the
@@ -594,7 +597,7 @@ void Analyzer::call(const Expr *Call, const FunctionDecl *Callee,
               });
             }
         if (!VS.empty())
-          recordHelperWaitSend(Call, Callee, Arg, Index, VS, R.Requirement);
+          recordHelperWaitSend(Call, Callee, Arg, Index, VS, R.Requirement, ByConstructor);
       }
     }
     if (P.MayUse || P.Escapes)

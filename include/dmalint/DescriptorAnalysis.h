@@ -226,6 +226,9 @@ struct HelperWaitSend {
   unsigned Param = 0;
   ValueSet Values; ///< Of the descriptors at the required paths.
   SendWaitRequirement Requirement;
+  /// A member function's wait_send on a copy whose kind the object's
+  /// constructor decided (Analyzer::constructorsDecideKind): judged here.
+  bool ByConstructor = false;
 };
 
 /// A call of a helper of the translation unit with a ProtocolSummary: the

@@ -258,6 +258,9 @@ void Analyzer::learnConstantValue(const VarDecl *VD, const Expr *Value, State &S
       T.isConstQualified() || T.isVolatileQualified() || !T->isIntegralOrEnumerationType() ||
       Value->isValueDependent())
     return;
+  // Not one a lambda, a pointer or a reference may write unseen.
+  if (!AnalysisCache::current().variables(*Function, Api).onlyPlainlyWritten(VD))
+    return;
   const Expr *&Reference = BuiltReferences[VD];
   if (!Reference)
     Reference = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(), SourceLocation(),

@@ -99,6 +99,13 @@ public:
   UnwrittenVariables steadyUntil(const clang::Stmt *Loop, const clang::Stmt *Until,
                                  const clang::ParentMap &PM,
                                  const clang::SourceManager &SM) const;
+  /// True when every write of the integer, bool or enum variable \p V is
+  /// a plain assignment or increment of the function's own code (not a
+  /// lambda's, not through a pointer or reference), or it has none: what
+  /// the function last assigned it is what it holds.
+  bool onlyPlainlyWritten(const clang::VarDecl *V) const {
+    return unwritten(V) || Assigned.count(V);
+  }
   /// True when steadyUntil may find such variables (the function assigns one).
   bool mayBeSteady() const { return !HasGoto && !Assigned.empty(); }
 

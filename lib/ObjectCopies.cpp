@@ -251,47 +251,44 @@ static const MemberInit *memberInitOf(llvm::ArrayRef<MemberInit> Inits, const Fi
   return nullptr;
 }
 
+/// \p S named through the member init that sets its member, if it names
+/// one; false, \p S unchanged, where no init sets it so.
+static bool semaphoreThroughMembers(SummarySemaphore &S, llvm::ArrayRef<MemberInit> Inits,
+                                    unsigned By) {
+  if (!S.Member)
+    return true;
+  const MemberInit *Init = memberInitOf(Inits, S.Member);
+  std::optional<SummarySemaphore> Named = Init ? throughMember(S, *Init, By) : std::nullopt;
+  if (Named)
+    S = std::move(*Named);
+  return Named.has_value();
+}
+
+/// The same for a buffer; \p B is reset where no init sets its member so.
+static bool bufferThroughMembers(std::optional<SummaryBuffer> &B,
+                                 llvm::ArrayRef<MemberInit> Inits, unsigned By) {
+  if (!B || !B->Member)
+    return true;
+  const MemberInit *Init = memberInitOf(Inits, B->Member);
+  B = Init ? throughMember(*B, *Init, By) : std::nullopt;
+  return B.has_value();
+}
+
 /// \p R with each member it names replaced by what \p Inits set it to (in
 /// the constructor's terms, \p By after the call's); false, and \p R partly
 /// rewritten, where one is not set so.
 static bool copyThroughMembers(ReturnedCopy &R, llvm::ArrayRef<MemberInit> Inits, unsigned By) {
-  auto Semaphore = [&](SummarySemaphore &S) {
-    if (!S.Member)
-      return true;
-    const MemberInit *Init = memberInitOf(Inits, S.Member);
-    std::optional<SummarySemaphore> Named = Init ? throughMember(S, *Init, By) : std::nullopt;
-    if (Named)
-      S = std::move(*Named);
-    return Named.has_value();
-  };
-  auto Buffer = [&](std::optional<SummaryBuffer> &B) {
-    if (!B || !B->Member)
-      return true;
-    const MemberInit *Init = memberInitOf(Inits, B->Member);
-    B = Init ? throughMember(*B, *Init, By) : std::nullopt;
-    return B.has_value();
-  };
-  return Semaphore(R.Receive) && Buffer(R.Target) && Buffer(R.Source) &&
-         (!R.Send || Semaphore(*R.Send));
+  return semaphoreThroughMembers(R.Receive, Inits, By) &&
+         bufferThroughMembers(R.Target, Inits, By) && bufferThroughMembers(R.Source, Inits, By) &&
+         (!R.Send || semaphoreThroughMembers(*R.Send, Inits, By));
 }
 
 void resolveOwnMembers(ProtocolSummary &P) {
-  auto InitOf = [&](const FieldDecl *F) { return memberInitOf(P.MemberInits, F); };
   auto Semaphore = [&](SummarySemaphore &S) {
-    if (!S.Member)
-      return true;
-    const MemberInit *Init = InitOf(S.Member);
-    std::optional<SummarySemaphore> Named = Init ? throughMember(S, *Init, 0) : std::nullopt;
-    if (Named)
-      S = std::move(*Named);
-    return Named.has_value();
+    return semaphoreThroughMembers(S, P.MemberInits, 0);
   };
   auto Buffer = [&](std::optional<SummaryBuffer> &B) {
-    if (!B || !B->Member)
-      return true;
-    const MemberInit *Init = InitOf(B->Member);
-    B = Init ? throughMember(*B, *Init, 0) : std::nullopt;
-    return B.has_value();
+    return bufferThroughMembers(B, P.MemberInits, 0);
   };
   llvm::erase_if(P.Stored, [&](StoredCopy &S) {
     return !Semaphore(S.Copy.Receive) || !Buffer(S.Copy.Target) || !Buffer(S.Copy.Source);
